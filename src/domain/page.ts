@@ -1,0 +1,30 @@
+/**
+ * A page request after parsing: `first` rows after a cursor, or `last` rows
+ * before one, in the listing order chosen by newestFirst.
+ */
+export interface PageRequest<K> {
+  newestFirst: boolean;
+  /** 'first' walks forward from `cursor` (exclusive); 'last' walks backward. */
+  mode: 'first' | 'last';
+  limit: number;
+  cursor?: K;
+}
+
+/** One row of a page: the node already encoded as JSON, and its listing key. */
+export interface PageRow<K> {
+  json: string;
+  key: K;
+}
+
+/**
+ * A page in presentation order (a 'last' page comes in the same order as a
+ * forward page), with exact neighbours: is there a matching row beyond each end?
+ */
+export interface Page<K> {
+  rows: PageRow<K>[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+export const DEFAULT_PAGE_SIZE = 1000;
+export const MAX_PAGE_SIZE = 5000;

@@ -1,0 +1,26 @@
+import type { NodeSignature, SignerAdded, SignerRemoved } from '../domain/bundle.js';
+import type { Order } from '../domain/order.js';
+
+/** The envelope every BusEvent carries. */
+export interface EventHeader {
+  /** "<block height>-<sequence in block>" */
+  id: string;
+  block: string;
+  /** BusEventType number. */
+  type: number;
+  chainId: string;
+}
+
+/** A decoded BusEvent, narrowed to what ledger-query stores. */
+export type BusEvent = EventHeader & EventBody;
+
+export type EventBody =
+  | { kind: 'beginBlock'; height: bigint; timestamp: bigint; hash: string }
+  | { kind: 'endBlock'; height: bigint }
+  | { kind: 'timeUpdate'; timestamp: bigint }
+  | { kind: 'order'; order: Order }
+  | { kind: 'nodeSignature'; nodeSignature: NodeSignature }
+  | { kind: 'signerAdded'; signerAdded: SignerAdded }
+  | { kind: 'signerRemoved'; signerRemoved: SignerRemoved }
+  /** Any other event type: counted and skipped. */
+  | { kind: 'other' };

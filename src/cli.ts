@@ -1,0 +1,205 @@
+#!/usr/bin/env node
+/** The `ledger-query` command: serve, ingest, simulate, demo. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { buildServer } from './api/server.js';
+import { fileSource } from './ingest/file-source.js';
+import { IngestError } from './ingest/errors.js';
+import { ingest, type IngestStats } from './ingest/ingester.js';
+import { writeEventFile } from './simulate/write.js';
+import { DEFAULT_DATA_DIR, openStore } from './store/open.js';
+
+const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
+
+Usage:
+  ledger-query serve    [--port N] [--host H] [--data-dir DIR]
+  ledger-query ingest   FILE... [--data-dir DIR] [--allow-gaps]
+  ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
+  ledger-query demo     [--port N] [--host H] [--data-dir DIR] [--blocks N] [--seed S]
+  ledger-query COMMAND --help
+
+Environment: LEDGER_DATA_DIR (default ${DEFAULT_DATA_DIR}), PORT (default 3008).
+`;
+
+const HELP: Record<string, string> = {
+  serve: `ledger-query serve [--port N] [--host H] [--data-dir DIR]
+  Serves the REST API (data node API v0.73 paths) over the store in DIR.
+  --port N        port to listen on (env PORT, default 3008)
+  --host H        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
+  --data-dir DIR  store folder (env LEDGER_DATA_DIR, default ${DEFAULT_DATA_DIR})
+`,
+  ingest: `ledger-query ingest FILE... [--data-dir DIR] [--allow-gaps]
+  Stores the blocks of framed event files (uint32 size | uint64 seq | BusEvent),
+  one transaction per block. Blocks already stored are skipped, so re-running
+  is harmless; a corrupt or truncated record stops with its file, byte offset
+  and block, and nothing of the incomplete block is stored.
+  --allow-gaps    accept a jump in block height instead of stopping
+  --data-dir DIR  store folder (env LEDGER_DATA_DIR, default ${DEFAULT_DATA_DIR})
+`,
+  simulate: `ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
+  Writes a deterministic synthetic network's event file in the core's framing.
+  --out FILE              file to write
+  --blocks N              number of blocks (default 1000)
+  --seed S                random seed (default 1)
+  --orders-per-block N    average new orders per block (default 50)
+`,
+  demo: `ledger-query demo [--port N] [--host H] [--data-dir DIR] [--blocks N] [--seed S]
+  Simulates a network (once), ingests it and serves it, printing example queries.
+  Defaults: --data-dir ./data/demo, --blocks 500, --seed 1.
+`,
+};
+
+const common = {
+  'data-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+class UsageError extends Error {}
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, positionals = false) {
+  try {
+    return parseArgs({ args, options: { ...common, ...options }, allowPositionals: positionals, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
+  return Number(value);
+}
+
+function port(value: string | undefined): number {
+  const p = positiveInt('port', value ?? process.env.PORT, 3008);
+  if (p > 65535) throw new UsageError(`--port must be at most 65535, got ${p}`);
+  return p;
+}
+
+const dataDirOf = (v: string | undefined, fallback = DEFAULT_DATA_DIR) => v ?? process.env.LEDGER_DATA_DIR ?? fallback;
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parse(args, { port: { type: 'string' }, host: { type: 'string' } });
+  if (values.help) return void process.stdout.write(HELP.serve);
+  await startServer(dataDirOf(values['data-dir']), values.host ?? '127.0.0.1', port(values.port));
+}
+
+async function startServer(dataDir: string, host: string, portNumber: number): Promise<string> {
+  const store = openStore({ dataDir, readonly: false });
+  const app = await buildServer({ store, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+  const close = async () => {
+    await app.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', close);
+  process.once('SIGTERM', close);
+  return app.listen({ host, port: portNumber });
+}
+
+function describe(s: IngestStats): string {
+  const skipped = Object.entries(s.skippedByType).map(([t, n]) => `type ${t}: ${n}`).join(', ');
+  const last = s.lastBlock ? `last block ${s.lastBlock.height}` : 'no block stored';
+  return (
+    `${s.source}: ${s.events} events, ${s.blocksCommitted} blocks stored, ` +
+    `${s.blocksAlreadyStored} already stored, ${last}` +
+    (skipped ? `; skipped event types (${skipped})` : '') +
+    (s.eventsOutsideBlock ? `; ${s.eventsOutsideBlock} events outside a block` : '')
+  );
+}
+
+async function ingestFiles(files: string[], dataDir: string, allowGaps: boolean): Promise<void> {
+  const store = openStore({ dataDir });
+  try {
+    for (const file of files) {
+      if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+      const started = process.hrtime.bigint();
+      const stats = await ingest(fileSource(file), store, { allowGaps });
+      const secs = Number(process.hrtime.bigint() - started) / 1e9;
+      console.log(`${describe(stats)} in ${secs.toFixed(1)} s (${Math.round(stats.events / secs)} events/s)`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+async function ingestCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args, { 'allow-gaps': { type: 'boolean' } }, true);
+  if (values.help) return void process.stdout.write(HELP.ingest);
+  if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
+  await ingestFiles(positionals, dataDirOf(values['data-dir']), values['allow-gaps'] ?? false);
+}
+
+async function simulate(args: string[]): Promise<void> {
+  const { values } = parse(args, {
+    out: { type: 'string' }, blocks: { type: 'string' }, seed: { type: 'string' },
+    'orders-per-block': { type: 'string' },
+  });
+  if (values.help) return void process.stdout.write(HELP.simulate);
+  if (!values.out) throw new UsageError('simulate needs --out FILE');
+  const summary = await writeEventFile(values.out, {
+    blocks: positiveInt('blocks', values.blocks, 1000),
+    seed: positiveInt('seed', values.seed, 1),
+    ordersPerBlock: positiveInt('orders-per-block', values['orders-per-block'], 50),
+  });
+  console.log(`${values.out}: ${summary.events} events, ${summary.blocks} blocks, ${summary.orders} orders, ${summary.bundles} bundles`);
+}
+
+async function demo(args: string[]): Promise<void> {
+  const { values } = parse(args, {
+    port: { type: 'string' }, host: { type: 'string' }, blocks: { type: 'string' }, seed: { type: 'string' },
+  });
+  if (values.help) return void process.stdout.write(HELP.demo);
+  const dataDir = dataDirOf(values['data-dir'], join(DEFAULT_DATA_DIR, 'demo'));
+  const file = join(dataDir, 'demo.events');
+  if (!existsSync(file)) {
+    await simulate(['--out', file, '--blocks', values.blocks ?? '500', '--seed', values.seed ?? '1']);
+  }
+  await ingestFiles([file], dataDir, false);
+  const address = await startServer(dataDir, values.host ?? '127.0.0.1', port(values.port));
+  const base = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
+  console.log(`
+ledger-query is serving the demo network at ${base} (Ctrl-C stops it). Try:
+  curl '${base}/api/v2/orders?pagination.first=2&filter.statuses=STATUS_ACTIVE&pretty'
+  curl '${base}/api/v2/orders?filter.liveOnly=true&pagination.first=3&pagination.newestFirst=false&pretty'
+  curl '${base}/api/v2/orders?filter.types=TYPE_NETWORK&pagination.last=2&pretty'
+  curl '${base}/api/v2/erc20/multisigcontrol/signer/added/bundles?pagination.first=2&pretty'
+  curl '${base}/health'
+`);
+}
+
+const commands: Record<string, (args: string[]) => Promise<void>> = {
+  serve, ingest: ingestCommand, simulate, demo,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    await command(rest);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`ledger-query ${name}: ${e.message}\n${HELP[name] ?? ''}`);
+      return 2;
+    }
+    if (e instanceof IngestError) {
+      process.stderr.write(`ledger-query ${name}: ingestion stopped: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+// serve and demo keep running; other commands end here.
+if (code !== 0 || !['serve', 'demo'].includes(process.argv[2] ?? '')) process.exitCode = code;

@@ -1,0 +1,85 @@
+import { emptyBlock, type Block } from '../domain/block.js';
+import type { BusEvent } from './events.js';
+
+/** A BusEvent stream that breaks the block rules; the caller adds the position. */
+export class BlockSequenceError extends Error {}
+
+export interface AssemblerCounts {
+  /** Events that belong to no block we can store (before the first BeginBlock). */
+  outsideBlock: number;
+  /** Skipped events by BusEventType number (types ledger-query does not store). */
+  skippedByType: Map<number, number>;
+}
+
+/**
+ * Groups events into blocks: everything from BeginBlock to the matching
+ * EndBlock. A block is handed out only once complete, so a stream that stops
+ * mid-block yields nothing of that block.
+ */
+export class BlockAssembler {
+  private open: (Block & { heightText: string }) | undefined;
+  readonly counts: AssemblerCounts = { outsideBlock: 0, skippedByType: new Map() };
+
+  /** Height of the block being assembled, if any. */
+  get openHeight(): bigint | undefined {
+    return this.open?.height;
+  }
+
+  /** Feeds one event; returns the block it completes, if it is an EndBlock. */
+  push(e: BusEvent): Block | undefined {
+    if (e.kind === 'beginBlock') {
+      if (this.open) {
+        throw new BlockSequenceError(`BeginBlock ${e.height} while block ${this.open.height} has no EndBlock`);
+      }
+      this.open = { ...emptyBlock(e.height, e.timestamp, e.hash, e.chainId), heightText: String(e.height) };
+      return undefined;
+    }
+    const block = this.open;
+    if (!block) {
+      // A stream may start in the middle of a block (a rotated file, a core
+      // reconnecting): those events cannot be stored atomically, so skip them.
+      this.counts.outsideBlock++;
+      return undefined;
+    }
+    if (e.block !== '' && e.block !== block.heightText) {
+      throw new BlockSequenceError(`event ${e.id} says block "${e.block}" inside block ${block.height}`);
+    }
+    if (e.chainId !== block.chainId) {
+      throw new BlockSequenceError(`event ${e.id} has chain id "${e.chainId}", its block has "${block.chainId}"`);
+    }
+    switch (e.kind) {
+      case 'endBlock':
+        if (e.height !== block.height) {
+          throw new BlockSequenceError(`EndBlock ${e.height} closes block ${block.height}`);
+        }
+        this.open = undefined;
+        return toBlock(block);
+      case 'order':
+        block.orders.push(e.order);
+        return undefined;
+      case 'nodeSignature':
+        block.nodeSignatures.push(e.nodeSignature);
+        return undefined;
+      case 'signerAdded':
+        block.signersAdded.push(e.signerAdded);
+        return undefined;
+      case 'signerRemoved':
+        block.signersRemoved.push(e.signerRemoved);
+        return undefined;
+      case 'timeUpdate':
+        return undefined;
+      case 'other':
+        this.counts.skippedByType.set(e.type, (this.counts.skippedByType.get(e.type) ?? 0) + 1);
+        return undefined;
+    }
+  }
+
+  /** Drops a half-assembled block (its source broke off and will resend it). */
+  discardOpenBlock(): void {
+    this.open = undefined;
+  }
+}
+
+function toBlock({ heightText: _, ...block }: Block & { heightText: string }): Block {
+  return block;
+}

@@ -1,0 +1,26 @@
+import type { BusEvent } from './events.js';
+
+/** One decoded event and where it starts in its source. */
+export interface SourceEvent {
+  event: BusEvent;
+  offset: number;
+}
+
+/**
+ * A stream of events. Sources yield batches (one per read chunk) so the
+ * per-event cost stays a loop iteration rather than an async step.
+ * Pull-based: a slow consumer slows the source (back-pressure).
+ */
+export interface EventSource {
+  /** Printable name, e.g. "file:///data/a.events". */
+  readonly name: string;
+  readonly unit: 'byte' | 'message';
+  events(): AsyncIterable<SourceEvent[]>;
+}
+
+/** A source found bytes it cannot turn into events, at `offset`. */
+export class SourceError extends Error {
+  constructor(message: string, readonly offset: number) {
+    super(message);
+  }
+}

@@ -22,7 +22,7 @@ Usage:
 Environment: LEDGER_DATA_DIR (default ${DEFAULT_DATA_DIR}), PORT (default 3008).
 `;
 
-const HELP: Record<string, string> = {
+const HELP = {
   serve: `ledger-query serve [--port N] [--host H] [--data-dir DIR]
   Serves the REST API (data node API v0.73 paths) over the store in DIR.
   --port N        port to listen on (env PORT, default 3008)
@@ -48,7 +48,7 @@ const HELP: Record<string, string> = {
   Simulates a network (once), ingests it and serves it, printing example queries.
   Defaults: --data-dir ./data/demo, --blocks 500, --seed 1.
 `,
-};
+} as const;
 
 const common = {
   'data-dir': { type: 'string' },
@@ -189,7 +189,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`ledger-query ${name}: ${e.message}\n${HELP[name] ?? ''}`);
+      process.stderr.write(`ledger-query ${name}: ${e.message}\n${name in HELP ? HELP[name as keyof typeof HELP] : ''}`);
       return 2;
     }
     if (e instanceof IngestError) {
@@ -200,6 +200,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-const code = await main(process.argv.slice(2));
-// serve and demo keep running; other commands end here.
-if (code !== 0 || !['serve', 'demo'].includes(process.argv[2] ?? '')) process.exitCode = code;
+// serve and demo keep running on their open server; exitCode applies when the process ends.
+process.exitCode = await main(process.argv.slice(2));

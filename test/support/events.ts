@@ -1,0 +1,36 @@
+/** Hand-built event streams for ingestion tests. */
+import type { Order } from '../../src/domain/order.js';
+import { busEventTypeOf, encodeBusEvent } from '../../src/ingest/codec.js';
+import type { BusEvent, EventBody } from '../../src/ingest/events.js';
+import { encodeRecord } from '../../src/ingest/framing.js';
+
+export const CHAIN = 'test-chain';
+export const hex = (n: number, width = 64) => n.toString(16).padStart(width, '0');
+export const blockTime = (h: bigint) => 1_700_000_000_000_000_000n + h * 1_000_000_000n;
+
+export function order(n: number, over: Partial<Order> = {}): Order {
+  return {
+    id: hex(n), marketId: hex(1000 + (n % 3)), partyId: hex(2000 + (n % 5)), side: 1, price: '100',
+    size: 10n, remaining: 10n, timeInForce: 1, type: 1, createdAt: blockTime(1n) + BigInt(n),
+    status: 1, expiresAt: 0n, reference: '', updatedAt: 0n, version: 1n, batchId: 0n,
+    liquidityProvisionId: '', postOnly: false, reduceOnly: false, ...over,
+  };
+}
+
+/** The events of one whole block around `bodies`, as the core emits them. */
+export function blockEvents(height: bigint, bodies: EventBody[], chainId = CHAIN): BusEvent[] {
+  const all: EventBody[] = [
+    { kind: 'beginBlock', height, timestamp: blockTime(height), hash: hex(Number(height), 64) },
+    ...bodies,
+    { kind: 'endBlock', height },
+  ];
+  return all.map((b, i) => ({
+    id: `${height}-${i}`, block: String(height), chainId,
+    type: b.kind === 'other' ? 11 : busEventTypeOf(b.kind), ...b,
+  }));
+}
+
+/** Frames events as an event file, sequence numbers from `firstSeq`. */
+export function eventFile(events: BusEvent[], firstSeq = 1n): Buffer {
+  return Buffer.concat(events.map((e, i) => encodeRecord(firstSeq + BigInt(i), encodeBusEvent(e))));
+}

@@ -7,8 +7,8 @@ export class BlockSequenceError extends Error {}
 export interface AssemblerCounts {
   /** Events that belong to no block we can store (before the first BeginBlock). */
   outsideBlock: number;
-  /** Skipped events by BusEventType number (types ledger-query does not store). */
-  skippedByType: Map<number, number>;
+  /** Skipped events by BusEventType (number, or name when the source gave one): types ledger-query does not store. */
+  skippedByType: Map<string, number>;
 }
 
 /**
@@ -69,7 +69,10 @@ export class BlockAssembler {
       case 'timeUpdate':
         return undefined;
       case 'other':
-        this.counts.skippedByType.set(e.type, (this.counts.skippedByType.get(e.type) ?? 0) + 1);
+      {
+        const label = e.typeLabel ?? String(e.type);
+        this.counts.skippedByType.set(label, (this.counts.skippedByType.get(label) ?? 0) + 1);
+      }
         return undefined;
     }
   }

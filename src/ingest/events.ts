@@ -22,5 +22,5 @@ export type EventBody =
   | { kind: 'nodeSignature'; nodeSignature: NodeSignature }
   | { kind: 'signerAdded'; signerAdded: SignerAdded }
   | { kind: 'signerRemoved'; signerRemoved: SignerRemoved }
-  /** Any other event type: counted and skipped. */
-  | { kind: 'other' };
+  /** Any other event type: counted and skipped. typeLabel is its name when the source gave one. */
+  | { kind: 'other'; typeLabel?: string };

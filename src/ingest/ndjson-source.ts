@@ -1,0 +1,65 @@
+import { createReadStream } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { DecodeError } from './codec.js';
+import { busEventFromJson } from './json-codec.js';
+import { SourceError, type EventSource, type SourceEvent } from './source.js';
+
+const NEWLINE = 0x0a;
+
+/**
+ * One protobuf-JSON BusEvent per line, from a file or from stdin ("-").
+ * Offsets are the byte offset of each line. A last line without its newline is
+ * still read when the stream ends; blank lines are ignored.
+ */
+export function ndjsonSource(path: string, input: NodeJS.ReadableStream = process.stdin): EventSource {
+  const fromStdin = path === '-';
+  return {
+    name: fromStdin ? 'ndjson:-' : `ndjson:${pathToFileURL(path).href}`,
+    unit: 'byte',
+    events: () => readLines(fromStdin ? input : createReadStream(path, { highWaterMark: 1 << 20 })),
+  };
+}
+
+function parseLine(line: Buffer, offset: number): SourceEvent | undefined {
+  const text = line.toString('utf8').trim();
+  if (text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new SourceError(`not JSON: ${(e as Error).message}`, offset);
+  }
+  try {
+    return { event: busEventFromJson(value), offset };
+  } catch (e) {
+    if (e instanceof DecodeError) throw new SourceError(e.message, offset);
+    throw e;
+  }
+}
+
+async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<SourceEvent[]> {
+  let rest: Buffer = Buffer.alloc(0);
+  let restOffset = 0;
+  for await (const chunk of stream) {
+    const buf = rest.length ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
+    const batch: SourceEvent[] = [];
+    let start = 0;
+    let failure: unknown;
+    try {
+      for (let nl = buf.indexOf(NEWLINE); nl >= 0; nl = buf.indexOf(NEWLINE, start)) {
+        const ev = parseLine(buf.subarray(start, nl), restOffset + start);
+        if (ev) batch.push(ev);
+        start = nl + 1;
+      }
+    } catch (e) {
+      failure = e;
+    }
+    // Events before a bad line may complete a block: hand them over first.
+    if (batch.length > 0) yield batch;
+    if (failure) throw failure;
+    rest = buf.subarray(start);
+    restOffset += start;
+  }
+  const last = parseLine(rest, restOffset);
+  if (last) yield [last];
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { after, test } from 'node:test';
+import { IngestError } from '../../src/ingest/errors.js';
+import { ingest } from '../../src/ingest/ingester.js';
+import { busEventFromJson, busEventToJson } from '../../src/ingest/json-codec.js';
+import { ndjsonSource } from '../../src/ingest/ndjson-source.js';
+import { blockEvents, order } from '../support/events.js';
+import { RecordingStore } from '../support/recording-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lq-ndjson-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const events = [1n, 2n].flatMap((h) => blockEvents(h, [
+  { kind: 'order', order: order(Number(h), { size: 2n ** 63n + 5n, reason: 14, peggedOrder: { reference: 1, offset: '3' } }) },
+  { kind: 'nodeSignature', nodeSignature: { id: 'ab', sig: new Uint8Array([1, 2, 250]), kind: 3 } },
+  { kind: 'signerAdded', signerAdded: { signatureId: 's', validatorId: 'v', timestamp: 5n, newSigner: 'n', submitter: 'x', nonce: '1', epochSeq: 3n } },
+]));
+const ndjson = (evs = events) => evs.map((e) => JSON.stringify(busEventToJson(e))).join('\n') + '\n';
+
+test('protobuf JSON round-trips every stored kind, 64-bit values exactly', () => {
+  for (const e of events) {
+    const back = busEventFromJson(JSON.parse(JSON.stringify(busEventToJson(e))));
+    assert.deepEqual(JSON.stringify(busEventToJson(back)), JSON.stringify(busEventToJson(e)));
+  }
+});
+
+test('snake_case names, enum numbers and numeric int64 are accepted as protobuf JSON allows', () => {
+  const e = busEventFromJson({
+    id: '1-1', block: '1', chain_id: 'c',
+    order: { id: 'a', market_id: 'm', time_in_force: 3, status: 'STATUS_PARKED', created_at: 12, iceberg_order: { peak_size: '4' } },
+  });
+  assert.ok(e.kind === 'order');
+  assert.equal(e.chainId, 'c');
+  assert.equal(e.order.marketId, 'm');
+  assert.equal(e.order.timeInForce, 3);
+  assert.equal(e.order.status, 8);
+  assert.equal(e.order.createdAt, 12n);
+  assert.equal(e.order.icebergOrder?.peakSize, 4n);
+});
+
+test('bad field values are refused naming the field', () => {
+  assert.throws(() => busEventFromJson({ order: { status: 'STATUS_NOPE' } }), /event\.order\.status: expected a Order\.Status name or number/);
+  assert.throws(() => busEventFromJson({ order: { size: '1.5' } }), /event\.order\.size: expected an integer/);
+  assert.throws(() => busEventFromJson({ order: { size: '-1' } }), /out of uint64 range/);
+  assert.throws(() => busEventFromJson([]), /must be a JSON object/);
+});
+
+test('an NDJSON file is ingested block by block; unknown types are counted by name', async () => {
+  const other = { id: '2-9', block: '2', type: 'BUS_EVENT_TYPE_TRADE', chainId: events[0]!.chainId, trade: {} };
+  const lines = ndjson(events.slice(0, -1)) + JSON.stringify(other) + '\n' + JSON.stringify(busEventToJson(events.at(-1)!));
+  const path = join(dir, 'ok.ndjson');
+  writeFileSync(path, lines); // last line has no newline
+  const store = new RecordingStore();
+  const stats = await ingest(ndjsonSource(path), store);
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n]);
+  assert.equal(store.blocks[0]?.orders[0]?.size, 2n ** 63n + 5n);
+  assert.deepEqual(stats.skippedByType, { TRADE: 1 });
+});
+
+test('stdin works, and a broken line stops at its byte offset without a partial block', async () => {
+  const good = ndjson(events.slice(0, 6)); // block 1 (5 events) and block 2's BeginBlock
+  const input = Readable.from([Buffer.from(good + '{"id": oops\n' + ndjson(events.slice(6)))]);
+  const store = new RecordingStore();
+  await assert.rejects(ingest(ndjsonSource('-', input), store), (e: unknown) => {
+    assert.ok(e instanceof IngestError);
+    assert.match(e.message, /^ndjson:-: byte offset \d+, in block 2: not JSON/);
+    assert.equal(e.position.offset, Buffer.byteLength(good));
+    return true;
+  });
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n]);
+});

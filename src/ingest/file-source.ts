@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { DecodeError, decodeBusEvent } from './codec.js';
 import { FramingError, RecordSplitter } from './framing.js';
-import { SourceError, type EventSource, type SourceEvent } from './source.js';
+import { SourceError, type EventSource, type SourceBatch, type SourceEvent } from './source.js';
 
 export interface FileSourceOptions {
   /** Keep reading as the file grows (the core's file output); never ends by itself. */
@@ -29,7 +29,7 @@ export function fileSource(path: string, opts: FileSourceOptions = {}): EventSou
   };
 }
 
-async function* readRecords(path: string, opts: FileSourceOptions): AsyncGenerator<SourceEvent[]> {
+async function* readRecords(path: string, opts: FileSourceOptions): AsyncGenerator<SourceBatch> {
   const fh = await open(path, 'r');
   try {
     const splitter = new RecordSplitter();
@@ -63,7 +63,7 @@ async function* readRecords(path: string, opts: FileSourceOptions): AsyncGenerat
         else throw e;
       }
       // Events before a corrupt record may complete a block: hand them over first.
-      if (batch.length > 0) yield batch;
+      if (batch.length > 0) yield { events: batch };
       if (failure) throw failure;
     }
     if (splitter.pending > 0) {

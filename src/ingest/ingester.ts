@@ -46,7 +46,8 @@ export async function ingest(
 
   try {
     for await (const batch of source.events()) {
-      for (const { event, offset } of batch) {
+      if (batch.restart) assembler.discardOpenBlock();
+      for (const { event, offset } of batch.events) {
         stats.events++;
         let block: Block | undefined;
         try {

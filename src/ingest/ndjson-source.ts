@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { DecodeError } from './codec.js';
 import { busEventFromJson } from './json-codec.js';
-import { SourceError, type EventSource, type SourceEvent } from './source.js';
+import { SourceError, type EventSource, type SourceBatch, type SourceEvent } from './source.js';
 
 const NEWLINE = 0x0a;
 
@@ -37,7 +37,7 @@ function parseLine(line: Buffer, offset: number): SourceEvent | undefined {
   }
 }
 
-async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<SourceEvent[]> {
+async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<SourceBatch> {
   let rest: Buffer = Buffer.alloc(0);
   let restOffset = 0;
   for await (const chunk of stream) {
@@ -55,11 +55,11 @@ async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<SourceE
       failure = e;
     }
     // Events before a bad line may complete a block: hand them over first.
-    if (batch.length > 0) yield batch;
+    if (batch.length > 0) yield { events: batch };
     if (failure) throw failure;
     rest = buf.subarray(start);
     restOffset += start;
   }
   const last = parseLine(rest, restOffset);
-  if (last) yield [last];
+  if (last) yield { events: [last] };
 }

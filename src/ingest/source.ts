@@ -7,15 +7,25 @@ export interface SourceEvent {
 }
 
 /**
- * A stream of events. Sources yield batches (one per read chunk) so the
- * per-event cost stays a loop iteration rather than an async step.
- * Pull-based: a slow consumer slows the source (back-pressure).
+ * Events in batches (one per read chunk), so the per-event cost stays a loop
+ * iteration rather than an async step.
  */
+export interface SourceBatch {
+  /**
+   * The stream broke off and starts again with this batch (a socket peer
+   * reconnected): whatever block was open is incomplete and must be dropped;
+   * the sender resends it.
+   */
+  restart?: boolean;
+  events: SourceEvent[];
+}
+
+/** A stream of events. Pull-based: a slow consumer slows the source (back-pressure). */
 export interface EventSource {
   /** Printable name, e.g. "file:///data/a.events". */
   readonly name: string;
   readonly unit: 'byte' | 'message';
-  events(): AsyncIterable<SourceEvent[]>;
+  events(): AsyncIterable<SourceBatch>;
 }
 
 /** A source found bytes it cannot turn into events, at `offset`. */

@@ -11,7 +11,7 @@ function source(events: BusEvent[]): EventSource {
   return {
     name: 'test://events', unit: 'message',
     async *events() {
-      yield events.map((event, offset) => ({ event, offset }));
+      yield { events: events.map((event, offset) => ({ event, offset })) };
     },
   };
 }
@@ -59,4 +59,19 @@ test('an event claiming another block inside a block is refused', async () => {
   const events = blocks(1n);
   events[1] = { ...events[1]!, block: '9' };
   await assert.rejects(ingest(source(events), new RecordingStore()), /says block "9" inside block 1/);
+});
+
+test('a restart drops the open block; the resent block is stored once', async () => {
+  const [b1, b2] = [blockEvents(1n, [{ kind: 'order', order: order(1) }]), blockEvents(2n, [{ kind: 'order', order: order(2) }])];
+  const src: EventSource = {
+    name: 'test://peer', unit: 'message',
+    async *events() {
+      yield { events: [...b1, ...b2.slice(0, 2)].map((event, offset) => ({ event, offset })) };
+      yield { restart: true, events: [...b1, ...b2].map((event, offset) => ({ event, offset })) };
+    },
+  };
+  const store = new RecordingStore();
+  const stats = await ingest(src, store);
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n]);
+  assert.equal(stats.blocksAlreadyStored, 1);
 });

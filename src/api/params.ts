@@ -1,0 +1,226 @@
+/**
+ * Query parameters -> domain filters and page requests, with the original's
+ * value rules. Every refusal is a 400 naming the parameter (as the client
+ * spelled it) and the offending value.
+ */
+import type { BundleFilter } from '../domain/bundle.js';
+import { OrderStatus, OrderType, TimeInForce, parseEnum, type EnumTable } from '../domain/enums.js';
+import { NETWORK_PARTY, type OrderFilter } from '../domain/order.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../domain/page.js';
+import type { CursorCodec } from './cursor.js';
+import { EpochIdParse, InvalidFilter, InvalidPagination, invalidArgument, quote, type DetailKind } from './errors.js';
+import type { QueryParam, QueryParams } from './query.js';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+const SIGNED_DECIMAL = /^[+-]?\d+$/;
+const UNSIGNED_DECIMAL = /^\d+$/;
+const HEX_ID = /^[0-9a-fA-F]{64}$/;
+const ETHEREUM_ADDRESS = /^0[xX][0-9a-fA-F]{40}$/;
+
+/** Go's strconv.ParseBool, which the original gateway uses. */
+const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ['true', true], ['TRUE', true], ['True', true], ['t', true], ['T', true], ['1', true],
+  ['false', false], ['FALSE', false], ['False', false], ['f', false], ['F', false], ['0', false],
+]);
+
+export function parseBoolean(text: string): boolean | undefined {
+  return BOOLEANS.get(text);
+}
+
+function refuse(kind: DetailKind, param: QueryParam, rule: string): never {
+  throw invalidArgument(kind, `${param.key}=${quote(param.value)}: ${rule}`);
+}
+
+/** The single value of a non-repeated parameter; given twice is an error, as in the original. */
+function single(q: QueryParams, name: string, kind: DetailKind): QueryParam | undefined {
+  const given = q.all(name);
+  if (given.length > 1) {
+    const [a, b] = given as [QueryParam, QueryParam];
+    throw invalidArgument(kind, `${a.key}=${quote(a.value)} and ${b.key}=${quote(b.value)}: ${name} may be given only once`);
+  }
+  return given[0];
+}
+
+/** Every item of a repeated parameter, from repeated keys and comma-separated values alike. */
+function items(q: QueryParams, name: string): QueryParam[] {
+  const out: QueryParam[] = [];
+  for (const param of q.all(name)) {
+    if (!param.value.includes(',')) {
+      out.push(param);
+      continue;
+    }
+    for (const value of param.value.split(',')) out.push({ key: param.key, value });
+  }
+  return out;
+}
+
+function unique<T>(values: T[]): T[] {
+  return values.length < 2 ? values : [...new Set(values)];
+}
+
+function readBoolean(q: QueryParams, name: string, kind: DetailKind): boolean | undefined {
+  const param = single(q, name, kind);
+  if (param === undefined) return undefined;
+  const value = parseBoolean(param.value);
+  if (value === undefined) refuse(kind, param, 'not a boolean (true/false, 1/0, t/f)');
+  return value;
+}
+
+function readPageSize(q: QueryParams, name: string): number | undefined {
+  const param = single(q, name, InvalidPagination);
+  if (param === undefined) return undefined;
+  const size = SIGNED_DECIMAL.test(param.value) ? Number(param.value) : NaN;
+  if (!(size >= 1 && size <= MAX_PAGE_SIZE)) {
+    refuse(InvalidPagination, param, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return size;
+}
+
+/** A cursor parameter; an empty value counts as absent, so scripts can pass an empty "previous cursor". */
+function readCursorParam(q: QueryParams, name: string): QueryParam | undefined {
+  const param = single(q, name, InvalidPagination);
+  return param === undefined || param.value === '' ? undefined : param;
+}
+
+function conflict(a: QueryParam, b: QueryParam): never {
+  throw invalidArgument(
+    InvalidPagination,
+    `${a.key}=${quote(a.value)} and ${b.key}=${quote(b.value)} cannot be used together`,
+  );
+}
+
+/**
+ * pagination.*: `first` pages forward after `after`, `last` backward before
+ * `before`; a cursor alone implies its direction with the default size.
+ */
+export function readPagination<K>(q: QueryParams, cursors: CursorCodec<K>): PageRequest<K> {
+  const firstParam = single(q, 'pagination.first', InvalidPagination);
+  const lastParam = single(q, 'pagination.last', InvalidPagination);
+  const after = readCursorParam(q, 'pagination.after');
+  const before = readCursorParam(q, 'pagination.before');
+  if (firstParam && lastParam) conflict(firstParam, lastParam);
+  if (after && before) conflict(after, before);
+  if (firstParam && before) conflict(firstParam, before);
+  if (lastParam && after) conflict(lastParam, after);
+
+  const first = readPageSize(q, 'pagination.first');
+  const last = readPageSize(q, 'pagination.last');
+  const newestFirst = readBoolean(q, 'pagination.newestFirst', InvalidPagination) ?? true;
+  const backward = last !== undefined || before !== undefined;
+  const cursorParam = backward ? before : after;
+
+  const page: PageRequest<K> = {
+    newestFirst,
+    mode: backward ? 'last' : 'first',
+    limit: (backward ? last : first) ?? DEFAULT_PAGE_SIZE,
+  };
+  if (cursorParam !== undefined) {
+    const cursor = cursors.decode(cursorParam.value);
+    if (cursor === undefined) refuse(InvalidPagination, cursorParam, 'not a cursor of this listing');
+    page.cursor = cursor;
+  }
+  return page;
+}
+
+function readEnums(q: QueryParams, name: string, table: EnumTable): number[] | undefined {
+  const given = items(q, name);
+  if (given.length === 0) return undefined;
+  return unique(given.map((param) => {
+    const value = parseEnum(table, param.value);
+    if (value === undefined) refuse(InvalidFilter, param, `not a ${table.typeName} name or number`);
+    return value;
+  }));
+}
+
+function readIds(q: QueryParams, name: string, what: string, allowNetwork: boolean): string[] | undefined {
+  const given = items(q, name);
+  if (given.length === 0) return undefined;
+  return unique(given.map((param) => {
+    if (allowNetwork && param.value === NETWORK_PARTY) return NETWORK_PARTY;
+    if (!HEX_ID.test(param.value)) {
+      refuse(InvalidFilter, param, `not a ${what} (64 hex characters${allowNetwork ? ` or "${NETWORK_PARTY}"` : ''})`);
+    }
+    return param.value.toLowerCase();
+  }));
+}
+
+function readTimestamp(q: QueryParams, name: string): { param: QueryParam; value: bigint } | undefined {
+  const param = single(q, name, InvalidFilter);
+  if (param === undefined) return undefined;
+  const value = SIGNED_DECIMAL.test(param.value) ? BigInt(param.value) : undefined;
+  if (value === undefined || value < INT64_MIN || value > INT64_MAX) {
+    refuse(InvalidFilter, param, 'not an int64 Unix time in nanoseconds');
+  }
+  return { param, value };
+}
+
+export function readOrderFilter(q: QueryParams): OrderFilter {
+  const filter: OrderFilter = {};
+  const statuses = readEnums(q, 'filter.statuses', OrderStatus);
+  if (statuses) filter.statuses = statuses;
+  const types = readEnums(q, 'filter.types', OrderType);
+  if (types) filter.types = types;
+  const timeInForces = readEnums(q, 'filter.timeInForces', TimeInForce);
+  if (timeInForces) filter.timeInForces = timeInForces;
+  if (readBoolean(q, 'filter.excludeLiquidity', InvalidFilter)) filter.excludeLiquidity = true;
+  const partyIds = readIds(q, 'filter.partyIds', 'party id', true);
+  if (partyIds) filter.partyIds = partyIds;
+  const marketIds = readIds(q, 'filter.marketIds', 'market id', false);
+  if (marketIds) filter.marketIds = marketIds;
+  // The original's reference is an optional string: present but empty matches orders without one.
+  const reference = single(q, 'filter.reference', InvalidFilter);
+  if (reference) filter.reference = reference.value;
+
+  const start = readTimestamp(q, 'filter.dateRange.startTimestamp');
+  const end = readTimestamp(q, 'filter.dateRange.endTimestamp');
+  if (start && end && start.value > end.value) {
+    throw invalidArgument(
+      InvalidFilter,
+      `${start.param.key}=${quote(start.param.value)} is after ${end.param.key}=${quote(end.param.value)}`,
+    );
+  }
+  if (start || end) {
+    filter.dateRange = {};
+    if (start) filter.dateRange.start = start.value;
+    if (end) filter.dateRange.end = end.value;
+  }
+  if (readBoolean(q, 'filter.liveOnly', InvalidFilter)) filter.liveOnly = true;
+  return filter;
+}
+
+/** The bundle filters are plain strings in the original: empty means "no filter". */
+function nonEmpty(q: QueryParams, name: string, kind: DetailKind): QueryParam | undefined {
+  const param = single(q, name, kind);
+  return param === undefined || param.value === '' ? undefined : param;
+}
+
+export function readBundleFilter(q: QueryParams): BundleFilter {
+  const filter: BundleFilter = {};
+  const nodeId = nonEmpty(q, 'nodeId', InvalidFilter);
+  if (nodeId) {
+    if (!HEX_ID.test(nodeId.value)) refuse(InvalidFilter, nodeId, 'not a node id (64 hex characters)');
+    filter.nodeId = nodeId.value.toLowerCase();
+  }
+  const submitter = nonEmpty(q, 'submitter', InvalidFilter);
+  if (submitter) {
+    if (!ETHEREUM_ADDRESS.test(submitter.value)) {
+      refuse(InvalidFilter, submitter, 'not an Ethereum address (0x and 40 hex characters)');
+    }
+    filter.submitter = submitter.value.toLowerCase();
+  }
+  const epochSeq = nonEmpty(q, 'epochSeq', EpochIdParse);
+  if (epochSeq) {
+    const value = UNSIGNED_DECIMAL.test(epochSeq.value) ? BigInt(epochSeq.value) : undefined;
+    if (value === undefined || value > UINT64_MAX) refuse(EpochIdParse, epochSeq, 'not a base-10 unsigned 64-bit integer');
+    filter.epochSeq = value;
+  }
+  return filter;
+}
+
+/** `?pretty`, with any value or none, asks for indented JSON. */
+export function wantsPretty(q: QueryParams): boolean {
+  return q.has('pretty');
+}

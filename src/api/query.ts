@@ -1,0 +1,48 @@
+/**
+ * The raw query string as the original gateway reads it: every key repeated as
+ * often as the client sent it, each dotted segment in snake_case or lowerCamel.
+ */
+
+/** One `key=value` pair, with the key spelled as the client sent it (for error messages). */
+export interface QueryParam {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** Query values grouped by canonical (dotted lowerCamel) name, in the order sent. */
+export class QueryParams {
+  readonly #byName = new Map<string, QueryParam[]>();
+
+  add(key: string, value: string): void {
+    const name = canonicalName(key);
+    const existing = this.#byName.get(name);
+    if (existing === undefined) this.#byName.set(name, [{ key, value }]);
+    else existing.push({ key, value });
+  }
+
+  /** Every value given for `name`, under any spelling; empty when absent. */
+  all(name: string): readonly QueryParam[] {
+    return this.#byName.get(name) ?? [];
+  }
+
+  has(name: string): boolean {
+    return this.#byName.has(name);
+  }
+}
+
+/** Reads the query part of a request URL (everything after the first `?`). */
+export function readQuery(url: string): QueryParams {
+  const params = new QueryParams();
+  const start = url.indexOf('?');
+  if (start < 0) return params;
+  for (const [key, value] of new URLSearchParams(url.slice(start + 1))) {
+    params.add(key, value);
+  }
+  return params;
+}
+
+/** `filter.date_range.start_timestamp` -> `filter.dateRange.startTimestamp`. */
+export function canonicalName(key: string): string {
+  if (!key.includes('_')) return key;
+  return key.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+}

@@ -1,0 +1,52 @@
+/** The HTTP API: routes, the original's error body, compression. */
+import compress from '@fastify/compress';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
+import type { QueryStore } from '../store/store.js';
+import { bundlesRoute } from './bundles-route.js';
+import { ApiError, grpcCodeOfHttpStatus, internalError, notFound } from './errors.js';
+import { healthRoute } from './health-route.js';
+import { ordersRoute } from './orders-route.js';
+
+export interface ServerOptions {
+  store: QueryStore;
+  /** Fastify's logger option: false (default), true, or pino options. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.httpStatus).type('application/json').send(JSON.stringify(error.toBody()));
+}
+
+/** Errors Fastify raises itself (bad URL, ...) carry a 4xx status and a message safe to show. */
+function isClientError(error: unknown): error is FastifyError {
+  if (!(error instanceof Error)) return false;
+  const status = (error as Partial<FastifyError>).statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/** A server ready to `listen()` or `inject()`; it does not listen itself. */
+export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: opts.logger ?? false });
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof ApiError) return sendError(reply, error);
+    if (isClientError(error)) {
+      return sendError(reply, new ApiError(grpcCodeOfHttpStatus(error.statusCode ?? 400), error.message));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return sendError(reply, internalError());
+  });
+  app.setNotFoundHandler((_request, reply) => sendError(reply, notFound()));
+
+  // Registered before the routes: it hooks each route as it is added.
+  await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
+  await app.register(ordersRoute, { store: opts.store });
+  await app.register(bundlesRoute, { store: opts.store });
+  await app.register(healthRoute, { store: opts.store });
+  return app;
+}

@@ -1,0 +1,126 @@
+/** Hand-built blocks and small helpers shared by the API tests. */
+import type { FastifyInstance } from 'fastify';
+import { buildServer } from '../../src/api/server.js';
+import type { Block } from '../../src/domain/block.js';
+import type { BundleFilter, BundleKey, NodeSignature, SignerAdded } from '../../src/domain/bundle.js';
+import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
+import type { Order, OrderFilter, OrderKey } from '../../src/domain/order.js';
+import type { PageRequest } from '../../src/domain/page.js';
+import type { QueryStore } from '../../src/store/store.js';
+import { createModelStore } from '../support/model.js';
+
+/** A readable 64-hex id: `hexId('a', 5)` is 56 a's then 00000005. */
+export function hexId(fill: string, n: number): string {
+  return fill.repeat(56) + n.toString(16).padStart(8, '0');
+}
+
+export const T0 = 1_690_000_000_000_000_000n;
+
+export function makeOrder(n: number, overrides: Partial<Order> = {}): Order {
+  return {
+    id: hexId('0', n),
+    marketId: hexId('a', 1),
+    partyId: hexId('b', 1),
+    side: 1,
+    price: '1000',
+    size: 10n,
+    remaining: 10n,
+    timeInForce: TIF.GTC,
+    type: TYPE.LIMIT,
+    createdAt: T0 + BigInt(n),
+    status: STATUS.ACTIVE,
+    expiresAt: 0n,
+    reference: `ref-${n}`,
+    updatedAt: 0n,
+    version: 1n,
+    batchId: 0n,
+    liquidityProvisionId: '',
+    postOnly: false,
+    reduceOnly: false,
+    ...overrides,
+  };
+}
+
+export function makeSignerAdded(n: number, overrides: Partial<SignerAdded> = {}): SignerAdded {
+  return {
+    signatureId: hexId('5', n),
+    validatorId: hexId('e', 1),
+    timestamp: T0 + BigInt(n),
+    newSigner: `0x${'1'.repeat(36)}${n.toString(16).padStart(4, '0')}`,
+    submitter: `0x${'2'.repeat(40)}`,
+    nonce: String(1000 + n),
+    epochSeq: 7n,
+    ...overrides,
+  };
+}
+
+export function makeSignature(signatureId: string, bytes: number[]): NodeSignature {
+  return { id: signatureId, sig: Uint8Array.from(bytes), kind: 3 };
+}
+
+export function makeBlock(height: number, contents: Partial<Omit<Block, 'height'>> = {}): Block {
+  return {
+    height: BigInt(height),
+    time: T0 + BigInt(height) * 1_000_000_000n,
+    hash: hexId('f', height),
+    chainId: 'test-chain',
+    orders: [],
+    nodeSignatures: [],
+    signersAdded: [],
+    signersRemoved: [],
+    ...contents,
+  };
+}
+
+/** A QueryStore that records what the API asked of the model behind it. */
+export interface SpyStore extends QueryStore {
+  orderCalls: { filter: OrderFilter; page: PageRequest<OrderKey> }[];
+  bundleCalls: { filter: BundleFilter; page: PageRequest<BundleKey> }[];
+}
+
+export function spyOn(store: QueryStore): SpyStore {
+  const spy: SpyStore = {
+    orderCalls: [],
+    bundleCalls: [],
+    listOrders(filter, page) {
+      spy.orderCalls.push({ filter, page });
+      return store.listOrders(filter, page);
+    },
+    listBundles(filter, page) {
+      spy.bundleCalls.push({ filter, page });
+      return store.listBundles(filter, page);
+    },
+    lastBlock: () => store.lastBlock(),
+    close: () => store.close(),
+  };
+  return spy;
+}
+
+export async function serverOver(blocks: Block[]): Promise<{ app: FastifyInstance; store: SpyStore }> {
+  const store = spyOn(createModelStore(blocks));
+  const app = await buildServer({ store });
+  return { app, store };
+}
+
+export interface JsonReply {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  json: unknown;
+}
+
+export async function get(app: FastifyInstance, url: string): Promise<JsonReply> {
+  const res = await app.inject({ method: 'GET', url });
+  return { status: res.statusCode, headers: res.headers, body: res.body, json: JSON.parse(res.body) };
+}
+
+export interface Connection {
+  edges: { node: Record<string, unknown>; cursor: string }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string; endCursor: string };
+}
+
+export interface ErrorReply {
+  code: number;
+  message: string;
+  details: { '@type': string; code: number; message: string; inner: string }[];
+}

@@ -1,20 +1,23 @@
 #!/usr/bin/env node
 /** The `ledger-query` command: serve, ingest, simulate, demo. */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { buildServer } from './api/server.js';
 import { fileSource } from './ingest/file-source.js';
 import { IngestError } from './ingest/errors.js';
+import { startBackgroundIngest } from './ingest/background.js';
 import { ingest, type IngestStats } from './ingest/ingester.js';
+import { ProgressReporter } from './ingest/progress.js';
+import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec } from './ingest/source-spec.js';
 import { writeEventFile } from './simulate/write.js';
 import { DEFAULT_DATA_DIR, openStore } from './store/open.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
 
 Usage:
-  ledger-query serve    [--port N] [--host H] [--data-dir DIR]
-  ledger-query ingest   FILE... [--data-dir DIR] [--allow-gaps]
+  ledger-query serve    [--port N] [--host H] [--data-dir DIR] [--source SPEC [--follow] [--allow-gaps]]
+  ledger-query ingest   FILE|SPEC... [--data-dir DIR] [--allow-gaps]
   ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   ledger-query demo     [--port N] [--host H] [--data-dir DIR] [--blocks N] [--seed S]
   ledger-query COMMAND --help
@@ -23,15 +26,21 @@ Environment: LEDGER_DATA_DIR (default ${DEFAULT_DATA_DIR}), PORT (default 3008).
 `;
 
 const HELP = {
-  serve: `ledger-query serve [--port N] [--host H] [--data-dir DIR]
-  Serves the REST API (data node API v0.73 paths) over the store in DIR.
+  serve: `ledger-query serve [--port N] [--host H] [--data-dir DIR] [--source SPEC [--follow] [--allow-gaps]]
+  Serves the REST API (data node API v0.73 paths) over the store in DIR and,
+  with --source, ingests live in a worker thread while serving.
   --port N        port to listen on (env PORT, default 3008)
   --host H        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
   --data-dir DIR  store folder (env LEDGER_DATA_DIR, default ${DEFAULT_DATA_DIR})
+  --source SPEC   ${SOURCE_SPEC_HELP.replace(/\n/g, '\n                  ')}
+  --follow        keep reading a file:// source as the core appends to it
+  --allow-gaps    accept a jump in block height instead of stopping
+  Ingestion progress: GET /api/v2/ingest/status.
 `,
-  ingest: `ledger-query ingest FILE... [--data-dir DIR] [--allow-gaps]
+  ingest: `ledger-query ingest FILE|SPEC... [--data-dir DIR] [--allow-gaps]
   Stores the blocks of framed event files (uint32 size | uint64 seq | BusEvent),
-  one transaction per block. Blocks already stored are skipped, so re-running
+  or of any --source SPEC of serve (e.g. ndjson://events.ndjson, - for NDJSON on
+  stdin), one transaction per block. Blocks already stored are skipped, so re-running
   is harmless; a corrupt or truncated record stops with its file, byte offset
   and block, and nothing of the incomplete block is stored.
   --allow-gaps    accept a jump in block height instead of stopping
@@ -80,15 +89,38 @@ function port(value: string | undefined): number {
 const dataDirOf = (v: string | undefined, fallback = DEFAULT_DATA_DIR) => v ?? process.env.LEDGER_DATA_DIR ?? fallback;
 
 async function serve(args: string[]): Promise<void> {
-  const { values } = parse(args, { port: { type: 'string' }, host: { type: 'string' } });
+  const { values } = parse(args, {
+    port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
+    follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' },
+  });
   if (values.help) return void process.stdout.write(HELP.serve);
-  await startServer(dataDirOf(values['data-dir']), values.host ?? '127.0.0.1', port(values.port));
+  if (values.follow && !values.source?.startsWith('file://')) throw new UsageError('--follow goes with a --source file://PATH');
+  const dataDir = dataDirOf(values['data-dir']);
+  const live = values.source === undefined ? undefined : {
+    spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
+  };
+  if (live) openSourceSpec(live.spec, { signal: AbortSignal.abort() }); // validates the spec before anything starts
+  await startServer(dataDir, values.host ?? '127.0.0.1', port(values.port), live);
 }
 
-async function startServer(dataDir: string, host: string, portNumber: number): Promise<string> {
-  const store = openStore({ dataDir, readonly: false });
+interface LiveSource {
+  spec: string;
+  follow: boolean;
+  allowGaps: boolean;
+}
+
+async function startServer(dataDir: string, host: string, portNumber: number, live?: LiveSource): Promise<string> {
+  // Opened (and migrated) here before the ingestion worker opens its own connection.
+  const store = openStore({ dataDir });
   const app = await buildServer({ store, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+  const ingestion = live && startBackgroundIngest({
+    dataDir, ...live,
+    onLog: (level, msg) => app.log[level](msg),
+    onListening: (a) => app.log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
+  });
+  if (ingestion) app.decorate('ingestStatus', () => ingestion.status());
   const close = async () => {
+    await ingestion?.stop();
     await app.close();
     await store.close();
     process.exit(0);
@@ -109,15 +141,30 @@ function describe(s: IngestStats): string {
   );
 }
 
-async function ingestFiles(files: string[], dataDir: string, allowGaps: boolean): Promise<void> {
+/** A plain path is a framed event file; anything with a scheme (or -) is a source spec. */
+function sourceOf(arg: string) {
+  if (arg === '-' || /^[a-z]+:\/\//.test(arg)) return { source: openSourceSpec(arg), bytes: undefined };
+  if (!existsSync(arg)) throw new UsageError(`no such file: ${arg}`);
+  return { source: fileSource(arg), bytes: statSync(arg).size };
+}
+
+async function ingestFiles(args: string[], dataDir: string, allowGaps: boolean): Promise<void> {
+  const sources = args.map(sourceOf);
   const store = openStore({ dataDir });
   try {
-    for (const file of files) {
-      if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+    for (const { source, bytes } of sources) {
+      const progress = new ProgressReporter(process.stderr, bytes);
       const started = process.hrtime.bigint();
-      const stats = await ingest(fileSource(file), store, { allowGaps });
-      const secs = Number(process.hrtime.bigint() - started) / 1e9;
-      console.log(`${describe(stats)} in ${secs.toFixed(1)} s (${Math.round(stats.events / secs)} events/s)`);
+      try {
+        const stats = await ingest(source, store, {
+          allowGaps, onBlock: (_b, s, position) => progress.update(s, position),
+        });
+        progress.end();
+        const secs = Number(process.hrtime.bigint() - started) / 1e9;
+        console.log(`${describe(stats)} in ${secs.toFixed(1)} s (${Math.round(stats.events / secs)} events/s)`);
+      } finally {
+        progress.end();
+      }
     }
   } finally {
     await store.close();
@@ -188,7 +235,7 @@ async function main(argv: string[]): Promise<number> {
     await command(rest);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof SourceSpecError) {
       process.stderr.write(`ledger-query ${name}: ${e.message}\n${name in HELP ? HELP[name as keyof typeof HELP] : ''}`);
       return 2;
     }

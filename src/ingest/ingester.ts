@@ -7,8 +7,8 @@ import { SourceError, type EventSource } from './source.js';
 export interface IngestOptions {
   /** Accept a jump in block height instead of stopping (data would be missing). */
   allowGaps?: boolean;
-  /** Called after each committed block (progress, status). */
-  onBlock?: (block: Block, stats: IngestStats) => void;
+  /** Called after each committed block (progress, status); position is the offset of its EndBlock. */
+  onBlock?: (block: Block, stats: IngestStats, position: number) => void;
 }
 
 export interface IngestStats {
@@ -71,7 +71,7 @@ export async function ingest(
         last = { height: block.height, time: block.time, chainId: block.chainId };
         stats.blocksCommitted++;
         stats.lastBlock = last;
-        opts.onBlock?.(block, snapshotCounts(stats, assembler));
+        opts.onBlock?.(block, snapshotCounts(stats, assembler), offset);
       }
       if (signal?.aborted) break;
     }

@@ -1,0 +1,125 @@
+import { Worker } from 'node:worker_threads';
+import type { IngestStats } from './ingester.js';
+import type { WorkerInput, WorkerMessage } from './worker.js';
+
+/** What GET /api/v2/ingest/status reports. */
+export interface IngestStatus {
+  source: string;
+  state: 'starting' | 'running' | 'finished' | 'stopped' | 'failed';
+  error?: string;
+  /** For socket sources: the address the core should dial. */
+  listening?: { host: string; port: number };
+  lastBlock?: { height: bigint; time: bigint };
+  /** Seconds between now and the last committed block's time. */
+  lagSeconds?: number;
+  events: number;
+  blocksCommitted: number;
+  blocksAlreadyStored: number;
+  eventsPerSecond: number;
+  skipped: { outsideBlock: number; byType: Record<string, number> };
+}
+
+export interface BackgroundIngest {
+  status(): IngestStatus;
+  /** Resolves once ingestion ends (the source ended, failed, or stop() was called). */
+  readonly finished: Promise<IngestStatus>;
+  stop(): Promise<IngestStatus>;
+}
+
+export interface BackgroundIngestOptions extends WorkerInput {
+  onLog?: (level: 'info' | 'warn' | 'error', msg: string) => void;
+  onListening?: (address: { host: string; port: number }) => void;
+}
+
+const RATE_WINDOW_MS = 5000;
+const STOP_GRACE_MS = 10_000;
+
+/** Starts ingestion from `spec` in a worker thread; the store is written there, read here. */
+export function startBackgroundIngest(opts: BackgroundIngestOptions): BackgroundIngest {
+  const { onLog, onListening, ...input } = opts;
+  const worker = new Worker(new URL('./worker.js', import.meta.url), {
+    workerData: input satisfies WorkerInput,
+    stdin: input.spec === '-' || input.spec === 'ndjson://-',
+  });
+  if (worker.stdin) process.stdin.pipe(worker.stdin);
+
+  const status: IngestStatus = {
+    source: input.spec, state: 'starting', events: 0, blocksCommitted: 0, blocksAlreadyStored: 0,
+    eventsPerSecond: 0, skipped: { outsideBlock: 0, byType: {} },
+  };
+  const samples: { at: number; events: number }[] = [];
+  const apply = (s: IngestStats) => {
+    status.source = s.source;
+    status.events = s.events;
+    status.blocksCommitted = s.blocksCommitted;
+    status.blocksAlreadyStored = s.blocksAlreadyStored;
+    status.skipped = { outsideBlock: s.eventsOutsideBlock, byType: s.skippedByType };
+    if (s.lastBlock) status.lastBlock = { height: s.lastBlock.height, time: s.lastBlock.time };
+    const now = Date.now();
+    samples.push({ at: now, events: s.events });
+    while (samples.length > 2 && now - samples[0]!.at > RATE_WINDOW_MS) samples.shift();
+    const first = samples[0]!;
+    status.eventsPerSecond = now > first.at ? Math.round(((s.events - first.events) * 1000) / (now - first.at)) : 0;
+  };
+
+  let stopping = false;
+  const finished = new Promise<IngestStatus>((resolve) => {
+    worker.on('message', (m: WorkerMessage) => {
+      switch (m.type) {
+        case 'progress':
+          status.state = 'running';
+          apply(m.stats);
+          break;
+        case 'listening':
+          status.state = 'running';
+          status.listening = { host: m.host, port: m.port };
+          onListening?.(status.listening);
+          break;
+        case 'log':
+          onLog?.(m.level, m.msg);
+          break;
+        case 'done':
+          apply(m.stats);
+          status.state = stopping ? 'stopped' : 'finished';
+          status.eventsPerSecond = 0;
+          break;
+        case 'failed':
+          if (m.stats) apply(m.stats);
+          status.state = 'failed';
+          status.error = m.message;
+          status.eventsPerSecond = 0;
+          onLog?.('error', `ingestion stopped: ${m.message}`);
+          break;
+      }
+    });
+    worker.on('error', (e) => {
+      status.state = 'failed';
+      status.error = e.message;
+      onLog?.('error', `ingestion worker crashed: ${e.stack ?? e.message}`);
+    });
+    worker.on('exit', () => resolve(status));
+  });
+
+  return {
+    status() {
+      if (status.lastBlock) {
+        status.lagSeconds = Math.max(0, (Date.now() * 1e6 - Number(status.lastBlock.time)) / 1e9);
+      }
+      return status;
+    },
+    finished,
+    async stop() {
+      stopping = true;
+      worker.postMessage({ type: 'stop' });
+      if (worker.stdin) {
+        process.stdin.unpipe(worker.stdin);
+        worker.stdin.end();
+      }
+      // A block in flight is one SQLite transaction: ending the thread rolls it back, never half-commits it.
+      const deadline = setTimeout(() => void worker.terminate(), STOP_GRACE_MS).unref();
+      const s = await finished;
+      clearTimeout(deadline);
+      return s;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Runs ingestion in a worker thread so that writing a large block never
+ * stalls the HTTP thread. Talks to ./background.ts through messages.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openStore } from '../store/open.js';
+import { IngestError } from './errors.js';
+import { ingest, type IngestStats } from './ingester.js';
+import { openSourceSpec } from './source-spec.js';
+
+export interface WorkerInput {
+  dataDir: string;
+  spec: string;
+  follow: boolean;
+  allowGaps: boolean;
+}
+
+export type WorkerMessage =
+  | { type: 'progress'; stats: IngestStats; position: number }
+  | { type: 'listening'; host: string; port: number }
+  | { type: 'log'; level: 'info' | 'warn'; msg: string }
+  | { type: 'done'; stats: IngestStats }
+  | { type: 'failed'; message: string; stats: IngestStats | undefined };
+
+const PROGRESS_EVERY_MS = 100;
+
+async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal: AbortSignal): Promise<void> {
+  const store = openStore({ dataDir: input.dataDir });
+  let latest: IngestStats | undefined;
+  let lastPost = 0;
+  try {
+    const source = openSourceSpec(input.spec, {
+      follow: input.follow, signal,
+      log: (level, msg) => post({ type: 'log', level, msg }),
+      onListening: (a) => post({ type: 'listening', ...a }),
+    });
+    const stats = await ingest(source, store, {
+      allowGaps: input.allowGaps,
+      onBlock: (_block, s, position) => {
+        latest = s;
+        const now = Date.now();
+        if (now - lastPost >= PROGRESS_EVERY_MS) {
+          lastPost = now;
+          post({ type: 'progress', stats: s, position });
+        }
+      },
+    }, signal);
+    post({ type: 'done', stats });
+  } catch (e) {
+    const message = e instanceof IngestError ? e.message : (e as Error).stack ?? String(e);
+    post({ type: 'failed', message, stats: latest });
+  } finally {
+    await store.close();
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  const controller = new AbortController();
+  port.on('message', (m: { type: string }) => {
+    if (m.type === 'stop') controller.abort();
+  });
+  await run(workerData as WorkerInput, (m) => port.postMessage(m), controller.signal);
+  port.close();
+}

@@ -1,0 +1,63 @@
+/** Benchmark datasets: simulated once into bench/data, reused while their parameters match. */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fileSource } from '../src/ingest/file-source.js';
+import { ingest } from '../src/ingest/ingester.js';
+import { writeEventFile } from '../src/simulate/write.js';
+import type { SimulationSummary } from '../src/simulate/simulate.js';
+import { openStore } from '../src/store/open.js';
+
+export const BENCH_DATA = fileURLToPath(new URL('../../bench/data/', import.meta.url));
+
+export interface DatasetSpec {
+  name: string;
+  seed: number;
+  blocks: number;
+  ordersPerBlock: number;
+}
+
+export interface Dataset {
+  file: string;
+  dataDir: string;
+  summary: SimulationSummary;
+}
+
+function log(msg: string) {
+  process.stderr.write(`${new Date().toISOString()} ${msg}\n`);
+}
+
+/** The event file of a spec, simulated if missing. */
+export async function eventFile(spec: DatasetSpec): Promise<{ file: string; summary: SimulationSummary; dir: string }> {
+  const dir = join(BENCH_DATA, spec.name);
+  const file = join(dir, 'net.events');
+  const meta = join(dir, 'spec.json');
+  const wanted = JSON.stringify(spec);
+  if (existsSync(meta) && JSON.parse(readFileSync(meta, 'utf8')).spec === wanted && existsSync(file)) {
+    return { file, dir, summary: JSON.parse(readFileSync(meta, 'utf8')).summary };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  log(`simulating ${spec.blocks} blocks x ~${spec.ordersPerBlock} new orders into ${file}`);
+  const summary = await writeEventFile(file, spec);
+  writeFileSync(meta, JSON.stringify({ spec: wanted, summary }));
+  return { file, dir, summary };
+}
+
+/** The event file plus a store with all of it ingested. */
+export async function ingestedDataset(spec: DatasetSpec): Promise<Dataset> {
+  const { file, dir, summary } = await eventFile(spec);
+  const dataDir = join(dir, 'store');
+  const done = join(dir, 'ingested');
+  if (!existsSync(done)) {
+    rmSync(dataDir, { recursive: true, force: true });
+    log(`ingesting ${summary.events} events into ${dataDir}`);
+    const store = openStore({ dataDir });
+    const started = Date.now();
+    const stats = await ingest(fileSource(file), store);
+    await store.close();
+    log(`ingested ${stats.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    writeFileSync(done, '');
+  }
+  return { file, dataDir, summary };
+}

@@ -1,0 +1,109 @@
+/**
+ * Query benchmark on a 1M-order store: HTTP requests/s and latency of real
+ * requests (autocannon against `ledger-query serve` in its own process) beside
+ * the raw in-process query rate of the same store, same filters, same run.
+ * Usage: npm run bench:quick  (BENCH_SECONDS=5 per measurement by default)
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { orderCursors } from '../src/api/cursor.js';
+import { readOrderFilter, readPagination } from '../src/api/params.js';
+import { readQuery } from '../src/api/query.js';
+import { openStore } from '../src/store/open.js';
+import { ingestedDataset } from './dataset.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+
+interface Measure { rate: number; p50: number; p99: number }
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+}
+
+async function startServer(dataDir: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0'], {
+    env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening at (http:\/\/[^"\s]+)/i.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+async function http(url: string): Promise<Measure> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rate: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+/** The same query straight on the store, in this process, one at a time. */
+async function raw(dataDir: string, path: string): Promise<Measure> {
+  const store = openStore({ dataDir, readonly: true });
+  const q = readQuery(path);
+  const filter = readOrderFilter(q);
+  const page = readPagination(q, orderCursors);
+  const times: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  while (performance.now() < until) {
+    const t = performance.now();
+    await store.listOrders(filter, page);
+    times.push(performance.now() - t);
+  }
+  await store.close();
+  times.sort((a, b) => a - b);
+  return { rate: times.length / SECONDS, p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+async function main() {
+  const ds = await ingestedDataset({ name: 'quick-1m', seed: 42, blocks: 20_000, ordersPerBlock: 50 });
+  process.stderr.write(`store: ${ds.summary.orders} orders, ${ds.summary.events} events\n`);
+  const server = await startServer(ds.dataDir);
+  try {
+    // Filter values come from the data itself: the busiest party, a market.
+    const sample = await (await fetch(`${server.url}/api/v2/orders?pagination.first=5000`)).json() as {
+      orders: { edges: { node: { partyId: string; marketId: string } }[] };
+    };
+    const count = new Map<string, number>();
+    for (const { node } of sample.orders.edges) count.set(node.partyId, (count.get(node.partyId) ?? 0) + 1);
+    const party = [...count.entries()].filter(([p]) => p !== 'network').sort((a, b) => b[1] - a[1])[0]![0];
+    const market = sample.orders.edges[0]!.node.marketId;
+    const shapes: [string, string][] = [
+      ['no filter', ''],
+      ['status ACTIVE', 'filter.statuses=STATUS_ACTIVE'],
+      ['rare statuses', 'filter.statuses=STATUS_REJECTED&filter.statuses=STATUS_PARKED'],
+      ['busiest party', `filter.partyIds=${party}`],
+      ['market live only', `filter.marketIds=${market}&filter.liveOnly=true`],
+      ['network orders', 'filter.partyIds=network&filter.types=TYPE_NETWORK'],
+      ['market oldest first', `filter.marketIds=${market}&pagination.newestFirst=false`],
+    ];
+    const health = await http(`${server.url}/health`);
+    const rows: string[] = [];
+    const fmt = (m: Measure) => `${m.rate.toFixed(0).padStart(7)} ${m.p50.toFixed(2).padStart(7)} ${m.p99.toFixed(2).padStart(7)}`;
+    for (const [name, query] of shapes) {
+      for (const size of [50, 1000]) {
+        const path = `/api/v2/orders?${query}${query ? '&' : ''}pagination.first=${size}`;
+        const h = await http(server.url + path);
+        const r = await raw(ds.dataDir, path);
+        rows.push(`${name.padEnd(20)} ${String(size).padStart(5)} | ${fmt(h)} | ${fmt(r)} | ${(h.rate / r.rate).toFixed(2).padStart(5)}`);
+        process.stderr.write(`${rows.at(-1)}\n`);
+      }
+    }
+    console.log(`\n1M-order store (${ds.summary.orders} orders), ${SECONDS} s per measurement, ${CONNECTIONS} HTTP connections`);
+    console.log(`HTTP floor: GET /health ${health.rate.toFixed(0)} req/s, p50 ${health.p50} ms, p99 ${health.p99} ms\n`);
+    console.log(`${'shape'.padEnd(20)} ${'page'.padStart(5)} | ${'HTTP/s'.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)} | ${'raw q/s'.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)} | HTTP/raw`);
+    for (const row of rows) console.log(row);
+  } finally {
+    server.stop();
+  }
+}
+
+await main();

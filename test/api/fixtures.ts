@@ -1,4 +1,5 @@
 /** Hand-built blocks and small helpers shared by the API tests. */
+import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
 import type { Block } from '../../src/domain/block.js';
@@ -123,4 +124,80 @@ export interface ErrorReply {
   code: number;
   message: string;
   details: { '@type': string; code: number; message: string; inner: string }[];
+}
+
+/** Asserts the original's error body: status, gRPC code, detail code, and a message naming each of `mentions`. */
+export function assertErrorReply(
+  reply: JsonReply,
+  status: number,
+  grpcCode: number,
+  detailCode: number | undefined,
+  ...mentions: string[]
+): void {
+  const body = reply.json as ErrorReply;
+  assert.equal(reply.status, status, reply.body);
+  assert.match(String(reply.headers['content-type']), /^application\/json/);
+  assert.deepEqual(Object.keys(body), ['code', 'message', 'details']);
+  assert.equal(body.code, grpcCode);
+  assert.equal(typeof body.message, 'string');
+  if (detailCode === undefined) {
+    assert.deepEqual(body.details, []);
+  } else {
+    assert.equal(body.details.length, 1);
+    const detail = body.details[0]!;
+    assert.deepEqual(Object.keys(detail), ['@type', 'code', 'message', 'inner']);
+    assert.equal(detail['@type'], 'type.googleapis.com/vega.ErrorDetail');
+    assert.equal(detail.code, detailCode);
+    assert.ok(detail.inner.length > 0);
+  }
+  for (const m of mentions) {
+    assert.ok(body.message.includes(m), `${JSON.stringify(body.message)} should mention ${m}`);
+  }
+}
+
+export async function connection(app: FastifyInstance, field: 'orders' | 'bundles', url: string): Promise<Connection> {
+  const reply = await get(app, url);
+  assert.equal(reply.status, 200, reply.body);
+  const body = reply.json as Record<string, Connection>;
+  assert.deepEqual(Object.keys(body), [field]);
+  const conn = body[field]!;
+  assert.equal(conn.pageInfo.startCursor, conn.edges[0]?.cursor ?? '');
+  assert.equal(conn.pageInfo.endCursor, conn.edges.at(-1)?.cursor ?? '');
+  return conn;
+}
+
+function withParam(url: string, param: string): string {
+  return url + (url.includes('?') ? '&' : '?') + param;
+}
+
+/**
+ * Pages through a whole listing with `size` rows per page, forward from the
+ * start (first/after) or backward from the end (last/before), checking the page
+ * info of every page; returns the edges in listing order.
+ */
+export async function walk(
+  app: FastifyInstance,
+  field: 'orders' | 'bundles',
+  url: string,
+  size: number,
+  direction: 'forward' | 'backward',
+): Promise<Connection['edges']> {
+  const pages: Connection['edges'][] = [];
+  let cursor: string | undefined;
+  for (let n = 0; n < 10_000; n++) {
+    const pageUrl = direction === 'forward'
+      ? withParam(url, `pagination.first=${size}${cursor ? `&pagination.after=${cursor}` : ''}`)
+      : withParam(url, `pagination.last=${size}${cursor ? `&pagination.before=${cursor}` : ''}`);
+    const conn = await connection(app, field, pageUrl);
+    assert.ok(conn.edges.length <= size);
+    const more = direction === 'forward' ? conn.pageInfo.hasNextPage : conn.pageInfo.hasPreviousPage;
+    const behind = direction === 'forward' ? conn.pageInfo.hasPreviousPage : conn.pageInfo.hasNextPage;
+    assert.equal(behind, cursor !== undefined, `page ${n}: rows behind the cursor`);
+    if (more) assert.equal(conn.edges.length, size, `page ${n}: a page with more beyond is full`);
+    pages.push(conn.edges);
+    if (!more) break;
+    cursor = direction === 'forward' ? conn.pageInfo.endCursor : conn.pageInfo.startCursor;
+  }
+  if (direction === 'backward') pages.reverse();
+  return pages.flat();
 }

@@ -2,6 +2,7 @@
  * The raw query string as the original gateway reads it: every key repeated as
  * often as the client sent it, each dotted segment in snake_case or lowerCamel.
  */
+import { ApiError, GrpcCode, quote } from './errors.js';
 
 /** One `key=value` pair, with the key spelled as the client sent it (for error messages). */
 export interface QueryParam {
@@ -30,12 +31,23 @@ export class QueryParams {
   }
 }
 
-/** Reads the query part of a request URL (everything after the first `?`). */
+const BAD_ESCAPE = /%(?![0-9a-fA-F]{2})/;
+
+/**
+ * Reads the query part of a request URL (everything after the first `?`).
+ * A malformed %-escape is refused, as the original's Go parser does, rather
+ * than read literally as URLSearchParams would.
+ */
 export function readQuery(url: string): QueryParams {
   const params = new QueryParams();
   const start = url.indexOf('?');
   if (start < 0) return params;
-  for (const [key, value] of new URLSearchParams(url.slice(start + 1))) {
+  const query = url.slice(start + 1);
+  if (BAD_ESCAPE.test(query)) {
+    const pair = query.split('&').find((p) => BAD_ESCAPE.test(p)) ?? query;
+    throw new ApiError(GrpcCode.InvalidArgument, `malformed query string: ${quote(pair)} has an invalid %-escape`);
+  }
+  for (const [key, value] of new URLSearchParams(query)) {
     params.add(key, value);
   }
   return params;

@@ -4,6 +4,7 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
 import type { QueryStore } from '../store/store.js';
@@ -29,18 +30,23 @@ function isClientError(error: unknown): error is FastifyError {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
+function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ApiError) return sendError(reply, error);
+  if (isClientError(error)) {
+    return sendError(reply, new ApiError(grpcCodeOfHttpStatus(error.statusCode ?? 400), error.message));
+  }
+  request.log.error({ err: error }, 'request failed');
+  return sendError(reply, internalError());
+}
+
 /** A server ready to `listen()` or `inject()`; it does not listen itself. */
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: opts.logger ?? false });
-
-  app.setErrorHandler((error, request, reply) => {
-    if (error instanceof ApiError) return sendError(reply, error);
-    if (isClientError(error)) {
-      return sendError(reply, new ApiError(grpcCodeOfHttpStatus(error.statusCode ?? 400), error.message));
-    }
-    request.log.error({ err: error }, 'request failed');
-    return sendError(reply, internalError());
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    // Errors raised before routing (a malformed URL) get the same body as the rest.
+    frameworkErrors: handleError,
   });
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => sendError(reply, notFound()));
 
   // Registered before the routes: it hooks each route as it is added.

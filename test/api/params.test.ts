@@ -51,6 +51,19 @@ test('readQuery keeps repeated keys in order under every spelling, and decodes v
   assert.equal(wantsPretty(readQuery('/p?pretty=false')), true, 'any value asks for pretty');
 });
 
+test('a malformed %-escape is refused, naming the pair', () => {
+  for (const url of ['/p?filter.reference=%zz', '/p?a=1&b=%4', '/p?x%=1']) {
+    assert.throws(() => readQuery(url), (err: unknown) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.httpStatus, 400);
+      assert.match(err.message, /malformed query string/);
+      return true;
+    });
+  }
+  assert.throws(() => readQuery('/p?a=1&b=%4'), /"b=%4"/);
+  assert.deepEqual(readQuery('/p?r=100%25').all('r'), [{ key: 'r', value: '100%' }]);
+});
+
 test('booleans follow Go strconv.ParseBool', () => {
   for (const t of ['true', 'TRUE', 'True', 't', 'T', '1']) assert.equal(parseBoolean(t), true, t);
   for (const f of ['false', 'FALSE', 'False', 'f', 'F', '0']) assert.equal(parseBoolean(f), false, f);

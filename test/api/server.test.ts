@@ -37,6 +37,13 @@ test('unknown routes and methods are a 404 in the error body shape', async () =>
   await app.close();
 });
 
+test('malformed URLs get the error body too', async () => {
+  const { app } = await serverOver([]);
+  assertErrorReply(await get(app, '/api/v2/orders%zz'), 400, 3, undefined, '/api/v2/orders%zz');
+  assertErrorReply(await get(app, '/api/v2/orders?filter.reference=%zz'), 400, 3, undefined, 'filter.reference=%zz');
+  await app.close();
+});
+
 test('?pretty indents the same JSON, with or without a value', async () => {
   const { app } = await serverOver([makeBlock(1, { orders: manyOrders.slice(0, 3) })]);
   const plain = await get(app, '/api/v2/orders');

@@ -6,7 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { buildServer } from './api/server.js';
 import { fileSource } from './ingest/file-source.js';
 import { IngestError } from './ingest/errors.js';
-import { startBackgroundIngest } from './ingest/background.js';
+import { startBackgroundIngest, type BackgroundIngest } from './ingest/background.js';
 import { ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec } from './ingest/source-spec.js';
@@ -112,13 +112,16 @@ interface LiveSource {
 async function startServer(dataDir: string, host: string, portNumber: number, live?: LiveSource): Promise<string> {
   // Opened (and migrated) here before the ingestion worker opens its own connection.
   const store = openStore({ dataDir });
-  const app = await buildServer({ store, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
-  const ingestion = live && startBackgroundIngest({
+  let ingestion: BackgroundIngest | undefined;
+  const app = await buildServer({
+    store, logger: { level: process.env.LOG_LEVEL ?? 'info' },
+    ingestStatus: live && (() => ingestion!.status()),
+  });
+  ingestion = live && startBackgroundIngest({
     dataDir, ...live,
     onLog: (level, msg) => app.log[level](msg),
     onListening: (a) => app.log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
   });
-  if (ingestion) app.decorate('ingestStatus', () => ingestion.status());
   const close = async () => {
     await ingestion?.stop();
     await app.close();

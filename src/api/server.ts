@@ -7,16 +7,20 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
+import type { IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
 import { bundlesRoute } from './bundles-route.js';
 import { ApiError, grpcCodeOfHttpStatus, internalError, notFound } from './errors.js';
 import { healthRoute } from './health-route.js';
+import { ingestStatusRoute } from './ingest-status-route.js';
 import { ordersRoute } from './orders-route.js';
 
 export interface ServerOptions {
   store: QueryStore;
   /** Fastify's logger option: false (default), true, or pino options. */
   logger?: FastifyServerOptions['logger'];
+  /** Live ingestion's status, when the server ingests while it serves. */
+  ingestStatus?: () => IngestStatus;
 }
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -54,5 +58,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(ordersRoute, { store: opts.store });
   await app.register(bundlesRoute, { store: opts.store });
   await app.register(healthRoute, { store: opts.store });
+  await app.register(ingestStatusRoute, { status: opts.ingestStatus });
   return app;
 }

@@ -5,6 +5,9 @@
 import { Random, ZipfSampler } from './random.js';
 
 const MAX_UINT64 = (1n << 64n) - 1n;
+/** Huge markets' sizes: from 2^53 to a little below the uint64 limit. */
+const HUGE_SIZE_MIN = 1n << 53n;
+const HUGE_SIZE_SPAN = MAX_UINT64 - (1n << 54n);
 /** Huge markets scale prices by this, so prices exceed 2^53 with meaningful low digits. */
 const HUGE_PRICE_SCALE = 10n ** 15n;
 
@@ -127,7 +130,7 @@ export function offsetString(market: Market, ticks: number): string {
 
 /** A new order's size: mostly small with a long tail; above 2^53 on huge markets. */
 export function randomSize(market: Market, rng: Random): bigint {
-  if (market.huge) return (1n << 53n) + (rng.uint64() >> 1n);
+  if (market.huge) return HUGE_SIZE_MIN + (rng.uint64() % HUGE_SIZE_SPAN);
   return BigInt(Math.ceil(Math.pow(10, rng.float() * 4)));
 }
 

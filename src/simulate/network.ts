@@ -425,9 +425,10 @@ export class OrderNetwork {
   }
 
   private makeIceberg(o: Order): void {
-    if (o.size < 4n) o.size = o.remaining = BigInt(this.rng.between(40, 400));
+    // Icebergs hide size: they are never tiny.
+    if (o.size < 40n) o.size = o.remaining = BigInt(this.rng.between(40, 4000));
     const peakSize = o.size / BigInt(this.rng.between(3, 10));
-    const minimumVisibleSize = peakSize / BigInt(this.rng.between(2, 4)) + 1n;
+    const minimumVisibleSize = peakSize / BigInt(this.rng.between(2, 4));
     o.remaining = peakSize;
     o.icebergOrder = { peakSize, minimumVisibleSize, reservedRemaining: o.size - peakSize };
   }
@@ -497,19 +498,23 @@ export class OrderNetwork {
     else if (roll < 0.55 || this.inAuction(s.book) || !this.partialFill(s)) this.amend(s);
   }
 
+  /** A new version: another offset for a pegged order, else another price or size. */
   private amend(s: LiveOrder): void {
     const o = s.o;
     const rng = this.rng;
     if (o.peggedOrder !== undefined) {
-      const min = o.peggedOrder.reference === PEG_MID ? 1 : 0;
-      const ticks = min + rng.int(Math.max(2, Math.floor(s.book.mid * 0.01)));
-      o.peggedOrder = { reference: o.peggedOrder.reference, offset: offsetString(s.book, ticks) };
-      o.price = this.peggedPrice(s.book, o.side, o.peggedOrder.reference, ticks);
-    } else if (o.icebergOrder !== undefined || rng.chance(0.6)) {
-      o.price = this.limitPrice(s.book, o.side);
+      const { reference, offset } = o.peggedOrder;
+      const min = reference === PEG_MID ? 1 : 0;
+      let ticks = min + rng.int(Math.max(2, Math.floor(s.book.mid * 0.01)));
+      if (offsetString(s.book, ticks) === offset) ticks++;
+      o.peggedOrder = { reference, offset: offsetString(s.book, ticks) };
+      o.price = this.peggedPrice(s.book, o.side, reference, ticks);
     } else {
-      const size = amendedSize(o.size, o.remaining, rng);
-      if (size === o.size) o.price = this.limitPrice(s.book, o.side);
+      const size = o.icebergOrder === undefined && rng.chance(0.4) ? amendedSize(o.size, o.remaining, rng) : o.size;
+      if (size === o.size) {
+        const price = this.limitPrice(s.book, o.side);
+        o.price = price === o.price ? (BigInt(price) + 1n).toString() : price;
+      }
       o.remaining += size - o.size;
       o.size = size;
     }

@@ -101,22 +101,30 @@ class ProtoWriter {
   string(field: number, s: string): void {
     if (s === '') return;
     this.varint((field << 3) | WIRE_LENGTH);
-    this.ensure(3 * s.length + 2);
+    // Room for the longest UTF-8 form and the longest length prefix, so
+    // nothing below reallocates.
+    this.ensure(3 * s.length + 10);
     // Write first, then the length in front: nearly every string here is
-    // short, so its length takes one byte; a longer one shifts by one.
+    // short, so its length takes one byte; a longer one is shifted along.
+    const buf = this.buf;
     const start = this.pos;
-    const length = this.buf.write(s, start + 1, 'utf8');
+    const length = buf.write(s, start + 1, 'utf8');
     if (length < 0x80) {
-      this.buf[start] = length;
+      buf[start] = length;
       this.pos = start + 1 + length;
       return;
     }
     let prefix = 0;
-    for (let n = length; n > 0x7f; n = Math.floor(n / 0x80)) prefix++;
-    this.buf.copyWithin(start + 1 + prefix, start + 1, start + 1 + length);
-    this.pos = start;
-    this.varint(length);
-    this.pos += length;
+    for (let n = length; n > 0; n = Math.floor(n / 0x80)) prefix++;
+    buf.copyWithin(start + prefix, start + 1, start + 1 + length);
+    let pos = start;
+    let n = length;
+    while (n > 0x7f) {
+      buf[pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    buf[pos++] = n;
+    this.pos = pos + length;
   }
 
   bytes(field: number, src: Uint8Array, start: number, end: number): void {

@@ -21,7 +21,7 @@ interface Validator {
   /** The Ethereum address the validator submits bundles from. */
   submitter: string;
   state: 'active' | 'removed' | 'changing';
-  /** Block index from which a removed validator may be added again. */
+  /** Block index of its latest removal. */
   removedAt: number;
 }
 
@@ -55,6 +55,11 @@ export class ValidatorNetwork {
     }
   }
 
+  /** True for the first block of every epoch after the first. */
+  startsEpoch(index: number): boolean {
+    return index > 0 && index % this.epochBlocks === 0;
+  }
+
   epochOf(index: number): bigint {
     return BigInt(1 + Math.floor(index / this.epochBlocks));
   }
@@ -62,7 +67,7 @@ export class ValidatorNetwork {
   /** Appends block `index`'s multisig and node signature events to `out`. */
   runBlock(index: number, out: EventBody[]): void {
     if (index === 0) this.planGenesis();
-    else if (index % this.epochBlocks === 0) this.planChurn(index);
+    else if (this.startsEpoch(index)) this.planChurn(index);
     const events = this.planned.get(index);
     if (events === undefined) return;
     this.planned.delete(index);

@@ -137,11 +137,16 @@ export class OrderNetwork {
     return this.liveCount;
   }
 
-  /** Runs block `index` (0-based) at `time`, appending its Order events in event order to `out`. */
-  runBlock(index: number, time: bigint, out: Order[]): void {
+  /** The time of block `index` (0-based). */
+  blockTime(index: number): bigint {
+    return this.opts.startTime + BigInt(index) * this.opts.blockIntervalNs;
+  }
+
+  /** Runs block `index` (0-based; blocks run in order), appending its Order events in event order to `out`. */
+  runBlock(index: number, out: Order[]): void {
     this.out = out;
     this.index = index;
-    this.clock.startBlock(time);
+    this.clock.startBlock(this.blockTime(index));
     for (const book of this.books) walkMid(book, this.rng);
 
     const due = this.takeDue(index);
@@ -400,12 +405,10 @@ export class OrderNetwork {
   }
 
   private makeGoodTillTime(s: LiveOrder): void {
-    const { blockIntervalNs, startTime } = this.opts;
     s.o.timeInForce = TIF.GTT;
     s.expireAt = this.index + this.rng.between(2, 40);
     // Any moment after the previous block's time: the order expires in block expireAt.
-    const expiryBlockTime = startTime + BigInt(s.expireAt) * blockIntervalNs;
-    s.o.expiresAt = expiryBlockTime - BigInt(this.rng.int(Number(blockIntervalNs)));
+    s.o.expiresAt = this.blockTime(s.expireAt) - BigInt(this.rng.int(Number(this.opts.blockIntervalNs)));
   }
 
   private makePegged(o: Order, book: MarketBook): void {

@@ -93,11 +93,11 @@ export function* simulateEvents(opts: SimulateOptions): Generator<BusEvent, Simu
 
     yield wrap({ kind: 'beginBlock', height, timestamp: time, hash: rng.hex(64) });
     yield wrap({ kind: 'timeUpdate', timestamp: time });
-    if (index > 0 && index % 10 === 0) yield other(EPOCH_EVENT_TYPE);
+    if (validators.startsEpoch(index)) yield other(EPOCH_EVENT_TYPE);
 
     orderBuffer.length = 0;
     extras.length = 0;
-    orders.runBlock(index, time, orderBuffer);
+    orders.runBlock(index, orderBuffer);
     validators.runBlock(index, extras);
 
     // The multisig events land at one point among the block's transactions,

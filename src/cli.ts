@@ -80,10 +80,12 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return Number(value);
 }
 
+/** 0 asks the OS for a free port (tests, benchmarks). */
 function port(value: string | undefined): number {
-  const p = positiveInt('port', value ?? process.env.PORT, 3008);
-  if (p > 65535) throw new UsageError(`--port must be at most 65535, got ${p}`);
-  return p;
+  const text = value ?? process.env.PORT;
+  if (text === undefined) return 3008;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be from 0 to 65535, got "${text}"`);
+  return Number(text);
 }
 
 const dataDirOf = (v: string | undefined, fallback = DEFAULT_DATA_DIR) => v ?? process.env.LEDGER_DATA_DIR ?? fallback;

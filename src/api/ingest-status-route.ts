@@ -1,6 +1,7 @@
 /** GET /api/v2/ingest/status: what live ingestion is doing (serve --source). */
 import type { FastifyInstance } from 'fastify';
 import type { IngestStatus } from '../ingest/background.js';
+import type { QueryStore } from '../store/store.js';
 import { sendJson } from './envelope.js';
 import { ApiError, GrpcCode } from './errors.js';
 import { wantsPretty } from './params.js';
@@ -15,10 +16,18 @@ function statusJson(s: IngestStatus): string {
 
 export async function ingestStatusRoute(
   app: FastifyInstance,
-  { status }: { status?: () => IngestStatus },
+  { status, store }: { status?: () => IngestStatus; store: QueryStore },
 ): Promise<void> {
   app.get(INGEST_STATUS_PATH, async (request, reply) => {
     if (!status) throw new ApiError(GrpcCode.Unavailable, 'no live ingestion: start serve with --source');
-    return sendJson(reply, statusJson(status()), wantsPretty(readQuery(request.url)));
+    // The last block comes from the store, so it agrees with what queries see right now;
+    // counters and rates come from the worker's latest report.
+    const last = await store.lastBlock();
+    const s: IngestStatus = { ...status() };
+    if (last) {
+      s.lastBlock = { height: last.height, time: last.time };
+      s.lagSeconds = Math.max(0, (Date.now() - Number(last.time / 1_000_000n)) / 1000);
+    }
+    return sendJson(reply, statusJson(s), wantsPretty(readQuery(request.url)));
   });
 }

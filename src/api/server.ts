@@ -58,6 +58,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(ordersRoute, { store: opts.store });
   await app.register(bundlesRoute, { store: opts.store });
   await app.register(healthRoute, { store: opts.store });
-  await app.register(ingestStatusRoute, { status: opts.ingestStatus });
+  await app.register(ingestStatusRoute, { status: opts.ingestStatus, store: opts.store });
   return app;
 }

@@ -26,8 +26,14 @@ const PROGRESS_EVERY_MS = 100;
 
 async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal: AbortSignal): Promise<void> {
   const store = openStore({ dataDir: input.dataDir });
-  let latest: IngestStats | undefined;
+  let latest: { stats: IngestStats; position: number } | undefined;
   let lastPost = 0;
+  let trailing: NodeJS.Timeout | undefined;
+  const postLatest = () => {
+    trailing = undefined;
+    lastPost = Date.now();
+    if (latest) post({ type: 'progress', ...latest });
+  };
   try {
     const source = openSourceSpec(input.spec, {
       follow: input.follow, signal,
@@ -37,18 +43,19 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal:
     const stats = await ingest(source, store, {
       allowGaps: input.allowGaps,
       onBlock: (_block, s, position) => {
-        latest = s;
-        const now = Date.now();
-        if (now - lastPost >= PROGRESS_EVERY_MS) {
-          lastPost = now;
-          post({ type: 'progress', stats: s, position });
-        }
+        latest = { stats: s, position };
+        // At most one message per interval, and always one after the last block of a burst.
+        const wait = PROGRESS_EVERY_MS - (Date.now() - lastPost);
+        if (wait <= 0) postLatest();
+        else trailing ??= setTimeout(postLatest, wait);
       },
     }, signal);
+    clearTimeout(trailing);
     post({ type: 'done', stats });
   } catch (e) {
+    clearTimeout(trailing);
     const message = e instanceof IngestError ? e.message : (e as Error).stack ?? String(e);
-    post({ type: 'failed', message, stats: latest });
+    post({ type: 'failed', message, stats: latest?.stats });
   } finally {
     await store.close();
   }

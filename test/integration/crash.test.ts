@@ -86,11 +86,11 @@ before(async () => {
 test('SIGKILL at random points, then resume: the store answers exactly like a clean run', async () => {
   const random = mulberry32(Number(process.env.CRASH_SEED ?? 7));
   let kills = 0;
-  for (let round = 0; round < 6; round++) {
+  for (let round = 0; round < 8; round++) {
     const dataDir = join(dir, `crashed-${round}`);
-    // Two kills per round at random points of the run (process start-up included), then a run to the end.
-    for (let k = 0; k < 2; k++) {
-      const r = await runIngest(dataDir, 20 + random() * cleanMs * 0.9);
+    // A kill somewhere in a run from scratch, a second one early in the resumed run, then a run to the end.
+    for (const span of [0.9, 0.45]) {
+      const r = await runIngest(dataDir, cleanMs * (0.03 + random() * span));
       if (r.killed) kills++;
     }
     const resumed = await runIngest(dataDir);

@@ -4,17 +4,11 @@
 import { open } from 'node:fs/promises';
 import { encodeBusEvent } from '../ingest/codec.js';
 import { encodeRecord } from '../ingest/framing.js';
-import type { BusEvent } from '../ingest/events.js';
-import { encodeOrderEventView } from './order-encoder.js';
 import { simulateEvents, type SimulateOptions, type SimulationSummary } from './simulate.js';
 
 /** Records are gathered into chunks of about this size, so the file sees few large writes. */
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
-/** Order events, nearly all of the file, take the fast path; the rest the shared codec. */
-function encode(e: BusEvent): Uint8Array {
-  return e.kind === 'order' ? encodeOrderEventView(e) : encodeBusEvent(e);
-}
 
 /** Writes the events of `opts` to `path` (replacing it); seq numbers count from 1. */
 export async function writeEventFile(path: string, opts: SimulateOptions): Promise<SimulationSummary> {
@@ -43,7 +37,7 @@ export async function writeEventFile(path: string, opts: SimulateOptions): Promi
         await writing;
         return next.value;
       }
-      const record = encodeRecord(++seq, encode(next.value));
+      const record = encodeRecord(++seq, encodeBusEvent(next.value));
       pending.push(record);
       pendingBytes += record.length;
       if (pendingBytes >= CHUNK_BYTES) await flush();

@@ -22,9 +22,10 @@ type Int64 = LongBits | number | string | null | undefined;
 function big(v: Int64, unsigned: boolean): bigint {
   if (v === null || v === undefined) return 0n;
   if (typeof v === 'number' || typeof v === 'string') return BigInt(v);
-  const hi = BigInt(v.high) << 32n;
-  const x = hi + BigInt(v.low >>> 0);
-  return unsigned ? BigInt.asUintN(64, x) : BigInt.asIntN(64, x);
+  const high = unsigned ? v.high >>> 0 : v.high;
+  // Below 2^53 in magnitude (nearly every value) one double holds it exactly: one conversion, not four.
+  if (high < 0x200000 && high >= -0x200000) return BigInt(high * 0x100000000 + (v.low >>> 0));
+  return (BigInt(high) << 32n) + BigInt(v.low >>> 0);
 }
 
 /** Shape of the decoded protobufjs message; only the fields we read. */
@@ -132,7 +133,12 @@ export function decodeBusEvent(bytes: Uint8Array): BusEvent {
   } catch (e) {
     throw new DecodeError(`not a BusEvent: ${(e as Error).message}`);
   }
-  return { id: m.id, block: m.block, type: m.type, chainId: m.chainId, ...body(m) };
+  const event = body(m) as BusEvent;
+  event.id = m.id;
+  event.block = m.block;
+  event.type = m.type;
+  event.chainId = m.chainId;
+  return event;
 }
 
 const typeOfKind: Record<Exclude<EventBody['kind'], 'other'>, number> = {

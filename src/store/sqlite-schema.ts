@@ -1,0 +1,171 @@
+/**
+ * The SQLite schema as an ordered list of migrations. The database records the
+ * version it is at (PRAGMA user_version); opening it applies whatever is
+ * newer, each migration in its own transaction together with the version bump.
+ */
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/**
+ * Columns shared by the current and the history table of orders. 64-bit
+ * unsigned values are ANY: an INTEGER when they fit in a signed 64-bit
+ * integer, else their decimal text, so that no value is ever rounded.
+ * Nullable columns are the optional parts of an order: NULL = absent, not zero.
+ */
+const ORDER_COLUMNS = `
+  id TEXT NOT NULL,
+  market_id TEXT NOT NULL,
+  party_id TEXT NOT NULL,
+  side INTEGER NOT NULL,
+  price TEXT NOT NULL,
+  size ANY NOT NULL,
+  remaining ANY NOT NULL,
+  time_in_force INTEGER NOT NULL,
+  type INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  reference TEXT NOT NULL,
+  reason INTEGER,
+  updated_at INTEGER NOT NULL,
+  version ANY NOT NULL,
+  batch_id ANY NOT NULL,
+  pegged_reference INTEGER,
+  pegged_offset TEXT,
+  lp_id TEXT NOT NULL,
+  post_only INTEGER NOT NULL,
+  reduce_only INTEGER NOT NULL,
+  iceberg_peak_size ANY,
+  iceberg_minimum_visible_size ANY,
+  iceberg_reserved_remaining ANY,
+  live INTEGER NOT NULL,
+  vega_time INTEGER NOT NULL`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'orders (current and history), multisig signer bundles, node signatures, last block',
+    sql: `
+      CREATE TABLE last_block (
+        only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+        height ANY NOT NULL,
+        time INTEGER NOT NULL,
+        chain_id TEXT NOT NULL
+      ) STRICT;
+
+      -- One row per order id: the state of its last event.
+      CREATE TABLE orders_current (${ORDER_COLUMNS}) STRICT;
+      CREATE UNIQUE INDEX orders_current_id ON orders_current (id);
+      -- Every index ends in the listing key (created_at, id) so that each filter
+      -- is an ordered range scan in both directions.
+      CREATE INDEX orders_by_time ON orders_current (created_at, id);
+      -- Most orders carry no reference; filtering on the empty one is no lookup by reference.
+      CREATE INDEX orders_by_reference ON orders_current (reference, created_at, id) WHERE reference <> '';
+      CREATE INDEX orders_by_party ON orders_current (party_id, created_at, id);
+      CREATE INDEX orders_by_market ON orders_current (market_id, created_at, id);
+      CREATE INDEX orders_by_status ON orders_current (status, created_at, id);
+      CREATE INDEX orders_by_type ON orders_current (type, created_at, id);
+      CREATE INDEX orders_by_time_in_force ON orders_current (time_in_force, created_at, id);
+      -- Live orders are few next to all the orders ever placed: partial indexes stay small.
+      CREATE INDEX orders_live_by_time ON orders_current (created_at, id) WHERE live = 1;
+      CREATE INDEX orders_live_by_party ON orders_current (party_id, created_at, id) WHERE live = 1;
+      CREATE INDEX orders_live_by_market ON orders_current (market_id, created_at, id) WHERE live = 1;
+
+      -- The last state of each order in each block it changed in. Keyed by
+      -- (vega_time, id) rather than (id, vega_time): the same pair, but every
+      -- block appends at the end of the tree instead of dirtying pages all over it.
+      CREATE TABLE orders_history (${ORDER_COLUMNS}, PRIMARY KEY (vega_time, id)) WITHOUT ROWID, STRICT;
+
+      -- How many current orders hold each status, type, time in force and
+      -- liveness: the planner needs them to see a rare value. The block writer
+      -- keeps them in the same transaction as the orders.
+      CREATE TABLE order_counts (
+        dimension TEXT NOT NULL,
+        value INTEGER NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (dimension, value)
+      ) WITHOUT ROWID, STRICT;
+
+      CREATE TABLE signer_added (
+        signature_id TEXT NOT NULL PRIMARY KEY,
+        validator_id TEXT NOT NULL,
+        timestamp INTEGER NOT NULL,
+        new_signer TEXT NOT NULL,
+        submitter TEXT NOT NULL,
+        submitter_lower TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        epoch_seq ANY NOT NULL,
+        vega_time INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX signer_added_by_time ON signer_added (timestamp, signature_id);
+      CREATE INDEX signer_added_by_validator ON signer_added (validator_id, timestamp, signature_id);
+      CREATE INDEX signer_added_by_epoch ON signer_added (epoch_seq, timestamp, signature_id);
+      CREATE INDEX signer_added_by_submitter ON signer_added (submitter_lower, timestamp, signature_id);
+
+      -- One row per (signature id, submitter) pair of a signer-removed event.
+      CREATE TABLE signer_removed (
+        signature_id TEXT NOT NULL PRIMARY KEY,
+        submitter TEXT NOT NULL,
+        validator_id TEXT NOT NULL,
+        timestamp INTEGER NOT NULL,
+        old_signer TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        epoch_seq ANY NOT NULL,
+        vega_time INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE node_signatures (
+        resource_id TEXT NOT NULL,
+        sig BLOB NOT NULL,
+        kind INTEGER NOT NULL,
+        vega_time INTEGER NOT NULL,
+        PRIMARY KEY (resource_id, sig)
+      ) WITHOUT ROWID, STRICT;
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+export class SchemaVersionError extends Error {}
+
+export function schemaVersion(db: Database.Database): number {
+  return Number(db.pragma('user_version', { simple: true }));
+}
+
+/** Applies every migration newer than the database; returns the versions before and after. */
+export function migrate(db: Database.Database): { from: number; to: number } {
+  const from = schemaVersion(db);
+  if (from > SCHEMA_VERSION) {
+    throw new SchemaVersionError(
+      `database schema version ${from} is newer than this ledger-query knows (${SCHEMA_VERSION}); upgrade ledger-query`,
+    );
+  }
+  for (const m of MIGRATIONS) {
+    if (m.version <= from) continue;
+    db.transaction(() => {
+      // Another connection may have migrated while this one waited for the write lock.
+      if (schemaVersion(db) >= m.version) return;
+      db.exec(m.sql);
+      // PRAGMA takes no bound parameters; the version is a number from our own list.
+      db.pragma(`user_version = ${m.version}`);
+    }).immediate();
+  }
+  return { from, to: SCHEMA_VERSION };
+}
+
+/** For read-only connections, which cannot migrate: the file must be at exactly our version. */
+export function checkSchema(db: Database.Database): void {
+  const v = schemaVersion(db);
+  if (v === SCHEMA_VERSION) return;
+  throw new SchemaVersionError(
+    v < SCHEMA_VERSION
+      ? `database schema version ${v} is older than ${SCHEMA_VERSION}; open it once read-write (ingest or serve) to migrate it`
+      : `database schema version ${v} is newer than this ledger-query knows (${SCHEMA_VERSION}); upgrade ledger-query`,
+  );
+}

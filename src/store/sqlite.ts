@@ -1,0 +1,599 @@
+/**
+ * The embedded store: SQLite through better-sqlite3. Planning decisions come
+ * from ./plan.ts; this file only turns them into SQL, and writes blocks.
+ * better-sqlite3 is synchronous; the async Store methods wrap it so that a
+ * backend with real I/O can stand in without the callers changing.
+ */
+import Database from 'better-sqlite3';
+import type { Block } from '../domain/block.js';
+import type { BundleFilter, BundleKey, NodeSignature, SignerAdded, SignerRemoved } from '../domain/bundle.js';
+import { isLive, type Order, type OrderFilter, type OrderKey } from '../domain/order.js';
+import type { Page, PageRequest, PageRow } from '../domain/page.js';
+import {
+  assemblePage,
+  planBundleQuery,
+  planOrderQuery,
+  planPage,
+  orderKeyRange,
+  scanRange,
+  type BundleDimension,
+  type BundlePathName,
+  type KeyRange,
+  type OrderDimension,
+  type OrderPathName,
+  type OrderPlan,
+  type OrderStats,
+  type SortDirection,
+} from './plan.js';
+import { bundleJsonSql, orderJsonSql } from './sqlite-json.js';
+import { checkSchema, migrate } from './sqlite-schema.js';
+import type { CommittedBlock, Store } from './store.js';
+
+export interface SqliteStoreOptions {
+  /** The database file. Its folder must exist. */
+  path: string;
+  /**
+   * Open for queries only, while another connection (process or thread)
+   * writes. The file must exist at the current schema version.
+   */
+  readonly?: boolean;
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(options);
+}
+
+// ---------------------------------------------------------------- SQL names
+
+const ORDER_INDEX = {
+  time: 'orders_by_time',
+  live: 'orders_live_by_time',
+  reference: 'orders_by_reference',
+  party: 'orders_by_party',
+  liveParty: 'orders_live_by_party',
+  market: 'orders_by_market',
+  liveMarket: 'orders_live_by_market',
+  status: 'orders_by_status',
+  type: 'orders_by_type',
+  timeInForce: 'orders_by_time_in_force',
+} as const satisfies Record<OrderPathName, string>;
+
+const ORDER_COLUMN = {
+  reference: 'reference',
+  partyId: 'party_id',
+  marketId: 'market_id',
+  status: 'status',
+  type: 'type',
+  timeInForce: 'time_in_force',
+} as const satisfies Record<OrderDimension, string>;
+
+const BUNDLE_INDEX = {
+  time: 'signer_added_by_time',
+  nodeId: 'signer_added_by_validator',
+  epochSeq: 'signer_added_by_epoch',
+  submitter: 'signer_added_by_submitter',
+} as const satisfies Record<BundlePathName, string>;
+
+const BUNDLE_COLUMN = {
+  nodeId: 'validator_id',
+  epochSeq: 'epoch_seq',
+  submitter: 'submitter_lower',
+} as const satisfies Record<BundleDimension, string>;
+
+type SqlValue = string | number | bigint | Buffer | null;
+
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** An unsigned 64-bit value as SQLite can hold it exactly: an INTEGER if it fits, else decimal text. */
+function u64(v: bigint): bigint | string {
+  return v <= INT64_MAX ? v : v.toString();
+}
+
+/** Reads back what u64() stored. */
+function fromU64(v: unknown): bigint {
+  return typeof v === 'bigint' ? v : BigInt(v as string);
+}
+
+// ---------------------------------------------------------------- keyset SQL
+
+/** One scan of an index, as SQL: a SELECT without ORDER BY or LIMIT. */
+interface Arm {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** Where a listing key (two columns) lies within a range, as row-value comparisons the index can seek on. */
+function rangeConditions(
+  keyColumns: readonly [string, string],
+  range: KeyRange<readonly [SqlValue, SqlValue]>,
+  params: SqlValue[],
+): string[] {
+  const row = `(${keyColumns[0]}, ${keyColumns[1]})`;
+  const out: string[] = [];
+  if (range.lower) {
+    out.push(`${row} ${range.lower.inclusive ? '>=' : '>'} (?, ?)`);
+    params.push(...range.lower.key);
+  }
+  if (range.upper) {
+    out.push(`${row} ${range.upper.inclusive ? '<=' : '<'} (?, ?)`);
+    params.push(...range.upper.key);
+  }
+  return out;
+}
+
+function armSql(select: string, from: string, conditions: string[]): string {
+  return `SELECT ${select} FROM ${from}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
+}
+
+const dir = (d: SortDirection) => (d === 'asc' ? 'ASC' : 'DESC');
+
+/**
+ * Several arms merged in key order. SQLite runs each arm as a co-routine along
+ * its index and merges them (MERGE (UNION ALL)), reading no more of any arm
+ * than the LIMIT needs and never sorting.
+ */
+function pageSql(arms: Arm[], direction: SortDirection, limit: number): Arm {
+  const order = `ORDER BY k1 ${dir(direction)}, k2 ${dir(direction)} LIMIT ?`;
+  return {
+    sql: `${arms.map((a) => a.sql).join(' UNION ALL ')} ${order}`,
+    params: [...arms.flatMap((a) => a.params), limit],
+  };
+}
+
+/** Does any arm yield a row? UNION ALL runs the arms in turn and LIMIT 1 stops at the first row. */
+function existsSql(arms: Arm[]): Arm {
+  return { sql: `${arms.map((a) => a.sql).join(' UNION ALL ')} LIMIT 1`, params: arms.flatMap((a) => a.params) };
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/** Bound statements by SQL text: the text already encodes the query shape. */
+class StatementCache {
+  private readonly statements = new Map<string, Database.Statement>();
+  constructor(private readonly db: Database.Database, private readonly capacity: number) {}
+
+  get(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (s) {
+      // Re-insert to mark it recently used; Map keeps insertion order.
+      this.statements.delete(sql);
+    } else {
+      s = this.db.prepare(sql);
+      if (this.statements.size >= this.capacity) this.statements.delete(this.statements.keys().next().value!);
+    }
+    this.statements.set(sql, s);
+    return s;
+  }
+}
+
+// ---------------------------------------------------------------- orders SQL
+
+const ORDER_JSON = orderJsonSql('o');
+const ORDER_KEY: readonly [string, string] = ['o.created_at', 'o.id'];
+
+function residualOrderConditions(r: OrderPlan['residual'], params: SqlValue[]): string[] {
+  const out: string[] = [];
+  const inList = (column: string, values: readonly (string | number)[] | undefined) => {
+    if (values === undefined) return;
+    out.push(`o.${column} IN (${placeholders(values.length)})`);
+    params.push(...values);
+  };
+  inList('status', r.statuses);
+  inList('type', r.types);
+  inList('time_in_force', r.timeInForces);
+  inList('party_id', r.partyIds);
+  inList('market_id', r.marketIds);
+  if (r.reference !== undefined) {
+    out.push('o.reference = ?');
+    params.push(r.reference);
+  }
+  if (r.excludeLiquidity) out.push(`o.lp_id = ''`);
+  if (r.liveOnly) out.push('o.live = 1');
+  return out;
+}
+
+/** One arm per branch of the plan: the branch's values pin the index's leading columns. */
+function orderArms(plan: OrderPlan, range: KeyRange<OrderKey>, select: string): Arm[] {
+  const index = ORDER_INDEX[plan.path.name as OrderPathName];
+  const keyRange: KeyRange<readonly [SqlValue, SqlValue]> = {};
+  if (range.lower) keyRange.lower = { key: [range.lower.key.createdAt, range.lower.key.id], inclusive: range.lower.inclusive };
+  if (range.upper) keyRange.upper = { key: [range.upper.key.createdAt, range.upper.key.id], inclusive: range.upper.inclusive };
+  return plan.branches.map((values) => {
+    const params: SqlValue[] = [];
+    const conditions = plan.path.dimensions.map((d) => `o.${ORDER_COLUMN[d]} = ?`);
+    params.push(...values);
+    // Written out literally: SQLite uses a partial index only when the query states its condition.
+    if (plan.path.liveOnly) conditions.push('o.live = 1');
+    if (plan.path.referencedOnly) conditions.push(`o.reference <> ''`);
+    conditions.push(...residualOrderConditions(plan.residual, params));
+    conditions.push(...rangeConditions(ORDER_KEY, keyRange, params));
+    return { sql: armSql(select, `orders_current AS o INDEXED BY ${index}`, conditions), params };
+  });
+}
+
+// ---------------------------------------------------------------- bundles SQL
+
+const BUNDLE_JSON = bundleJsonSql('b');
+const BUNDLE_KEY: readonly [string, string] = ['b.timestamp', 'b.signature_id'];
+
+function bundleArm(filter: BundleFilter, range: KeyRange<BundleKey>, select: string): Arm {
+  const plan = planBundleQuery(filter);
+  const params: SqlValue[] = [];
+  const conditions: string[] = [];
+  const equal = (d: BundleDimension, value: string | bigint | undefined) => {
+    if (value === undefined) return;
+    conditions.push(`b.${BUNDLE_COLUMN[d]} = ?`);
+    params.push(typeof value === 'bigint' ? u64(value) : value);
+  };
+  // The path's own column first, so the index's leading column is pinned.
+  if (plan.path.dimension !== undefined) equal(plan.path.dimension, plan.value);
+  equal('nodeId', plan.residual.nodeId);
+  equal('epochSeq', plan.residual.epochSeq);
+  equal('submitter', plan.residual.submitter);
+  const keyRange: KeyRange<readonly [SqlValue, SqlValue]> = {};
+  if (range.lower) keyRange.lower = { key: [range.lower.key.timestamp, range.lower.key.signatureId], inclusive: range.lower.inclusive };
+  if (range.upper) keyRange.upper = { key: [range.upper.key.timestamp, range.upper.key.signatureId], inclusive: range.upper.inclusive };
+  conditions.push(...rangeConditions(BUNDLE_KEY, keyRange, params));
+  const index = BUNDLE_INDEX[plan.path.name as BundlePathName];
+  return { sql: armSql(select, `signer_added AS b INDEXED BY ${index}`, conditions), params };
+}
+
+// ---------------------------------------------------------------- writing
+
+const ORDER_FIELDS = [
+  'id', 'market_id', 'party_id', 'side', 'price', 'size', 'remaining', 'time_in_force', 'type',
+  'created_at', 'status', 'expires_at', 'reference', 'reason', 'updated_at', 'version', 'batch_id',
+  'pegged_reference', 'pegged_offset', 'lp_id', 'post_only', 'reduce_only', 'iceberg_peak_size',
+  'iceberg_minimum_visible_size', 'iceberg_reserved_remaining', 'live', 'vega_time',
+] as const;
+
+/** The values of ORDER_FIELDS, in that order. */
+function orderRow(o: Order, vegaTime: bigint): SqlValue[] {
+  return [
+    o.id.toLowerCase(), o.marketId.toLowerCase(), o.partyId.toLowerCase(), o.side, o.price,
+    u64(o.size), u64(o.remaining), o.timeInForce, o.type, o.createdAt, o.status, o.expiresAt,
+    o.reference, o.reason ?? null, o.updatedAt, u64(o.version), u64(o.batchId),
+    o.peggedOrder?.reference ?? null, o.peggedOrder?.offset ?? null, o.liquidityProvisionId,
+    o.postOnly ? 1 : 0, o.reduceOnly ? 1 : 0,
+    o.icebergOrder ? u64(o.icebergOrder.peakSize) : null,
+    o.icebergOrder ? u64(o.icebergOrder.minimumVisibleSize) : null,
+    o.icebergOrder ? u64(o.icebergOrder.reservedRemaining) : null,
+    isLive(o) ? 1 : 0, vegaTime,
+  ];
+}
+
+function upsertSql(table: string, columns: readonly string[], conflict: string[]): string {
+  const updates = columns.filter((c) => !conflict.includes(c)).map((c) => `${c} = excluded.${c}`);
+  return (
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ` +
+    `ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${updates.join(', ')}`
+  );
+}
+
+type OrderField = (typeof ORDER_FIELDS)[number];
+
+/**
+ * Indexed columns an order keeps for life (market, party, creation time,
+ * reference, type), and those its events change (status, time in force,
+ * liveness). SQLite rewrites an index entry whenever an UPDATE assigns one of
+ * its columns, even to the same value; most events only fill or amend an order,
+ * so the writer assigns indexed columns only when they really changed.
+ */
+const LIFELONG: readonly OrderField[] = ['market_id', 'party_id', 'created_at', 'reference', 'type'];
+const CHANGING: readonly OrderField[] = ['status', 'time_in_force', 'live'];
+const INDEXED: readonly OrderField[] = [...LIFELONG, ...CHANGING];
+const field = (name: OrderField) => ORDER_FIELDS.indexOf(name);
+
+/** The columns order_counts counts, by the dimension name the planner uses. */
+const COUNTED = [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_in_force'], ['live', 'live']] as const;
+
+function updateSql(columns: readonly OrderField[]): { sql: string; positions: number[] } {
+  const set = columns.filter((c) => c !== 'id');
+  return {
+    sql: `UPDATE orders_current SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+    positions: [...set.map(field), field('id')],
+  };
+}
+
+/** A prepared UPDATE of some columns, bound from a full order row. */
+class PartialUpdate {
+  private readonly statement: Database.Statement;
+  private readonly positions: number[];
+  constructor(db: Database.Database, columns: readonly OrderField[]) {
+    const { sql, positions } = updateSql(columns);
+    this.statement = db.prepare(sql);
+    this.positions = positions;
+  }
+  run(row: SqlValue[]): void {
+    this.statement.run(this.positions.map((i) => row[i]));
+  }
+}
+
+/** Is the stored value (integers come back as bigint) the one about to be written? */
+function same(stored: unknown, next: SqlValue): boolean {
+  return typeof next === 'number' ? stored === BigInt(next) : stored === next;
+}
+
+class BlockWriter {
+  private readonly selectIndexed: Database.Statement;
+  private readonly insertCurrent: Database.Statement;
+  private readonly updateUnindexed: PartialUpdate;
+  private readonly updateChanging: PartialUpdate;
+  private readonly updateAll: PartialUpdate;
+  private readonly insertHistory: Database.Statement;
+  private readonly addCount: Database.Statement;
+  private readonly insertSignature: Database.Statement;
+  private readonly upsertAdded: Database.Statement;
+  private readonly upsertRemoved: Database.Statement;
+  private readonly setLastBlock: Database.Statement;
+  readonly write: (block: Block) => void;
+
+  constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
+    this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')} FROM orders_current WHERE id = ?`).raw(true);
+    this.insertCurrent = db.prepare(
+      `INSERT INTO orders_current (${ORDER_FIELDS.join(', ')}) VALUES (${placeholders(ORDER_FIELDS.length)})`,
+    );
+    const unindexed = ORDER_FIELDS.filter((c) => !INDEXED.includes(c));
+    this.updateUnindexed = new PartialUpdate(db, unindexed);
+    this.updateChanging = new PartialUpdate(db, [...unindexed, ...CHANGING]);
+    this.updateAll = new PartialUpdate(db, ORDER_FIELDS);
+    // A block is written once, and an order once per block: history rows never collide.
+    // Copied from the row just written rather than bound again: binding 27 values costs more than the copy.
+    this.insertHistory = db.prepare(
+      `INSERT INTO orders_history (${ORDER_FIELDS.join(', ')}) SELECT ${ORDER_FIELDS.join(', ')} FROM orders_current WHERE id = ?`,
+    );
+    this.addCount = db.prepare(
+      'INSERT INTO order_counts (dimension, value, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n',
+    );
+    // Same resource, same bytes: the same signature seen again.
+    this.insertSignature = db.prepare(
+      'INSERT INTO node_signatures (resource_id, sig, kind, vega_time) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    );
+    this.upsertAdded = db.prepare(upsertSql('signer_added', [
+      'signature_id', 'validator_id', 'timestamp', 'new_signer', 'submitter', 'submitter_lower', 'nonce',
+      'epoch_seq', 'vega_time',
+    ], ['signature_id']));
+    this.upsertRemoved = db.prepare(upsertSql('signer_removed', [
+      'signature_id', 'submitter', 'validator_id', 'timestamp', 'old_signer', 'nonce', 'epoch_seq', 'vega_time',
+    ], ['signature_id']));
+    this.setLastBlock = db.prepare(
+      'INSERT INTO last_block (only_row, height, time, chain_id) VALUES (1, ?, ?, ?) ' +
+        'ON CONFLICT (only_row) DO UPDATE SET height = excluded.height, time = excluded.time, chain_id = excluded.chain_id',
+    );
+    // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of failing mid-block.
+    this.write = db.transaction((block: Block) => this.writeRows(block)).immediate;
+  }
+
+  private writeRows(block: Block): void {
+    // Checked under the write lock: no other writer can slip a block in between.
+    const last = this.lastBlock();
+    if (last !== undefined && block.height <= last.height) {
+      throw new Error(`block ${block.height} is not newer than the last stored block ${last.height}`);
+    }
+    const t = block.time;
+    // Within a block only the last state of an order counts.
+    const latest = new Map<string, Order>();
+    for (const o of block.orders) latest.set(o.id.toLowerCase(), o);
+    const counts = new Map<string, number>();
+    for (const o of latest.values()) {
+      const row = orderRow(o, t);
+      this.writeCurrent(row, counts);
+      this.insertHistory.run(row[field('id')]);
+    }
+    for (const [key, delta] of counts) {
+      if (delta === 0) continue;
+      const [dimension, value] = key.split(':') as [string, string];
+      this.addCount.run(dimension, BigInt(value), delta);
+    }
+    for (const s of block.nodeSignatures) this.writeSignature(s, t);
+    for (const a of block.signersAdded) this.writeAdded(a, t);
+    for (const r of block.signersRemoved) this.writeRemoved(r, t);
+    this.setLastBlock.run(u64(block.height), block.time, block.chainId);
+  }
+
+  /** Writes the current state with the cheapest statement that is still exact. */
+  private writeCurrent(row: SqlValue[], counts: Map<string, number>): void {
+    const stored = this.selectIndexed.get(row[field('id')]) as unknown[] | undefined;
+    const count = (values: (c: OrderField) => unknown, delta: number) => {
+      for (const [dimension, column] of COUNTED) {
+        const key = `${dimension}:${values(column)}`;
+        counts.set(key, (counts.get(key) ?? 0) + delta);
+      }
+    };
+    if (stored === undefined) {
+      this.insertCurrent.run(row);
+      count((c) => row[field(c)], 1);
+      return;
+    }
+    const unchanged = (c: OrderField) => same(stored[INDEXED.indexOf(c)], row[field(c)]!);
+    if (INDEXED.every(unchanged)) return this.updateUnindexed.run(row);
+    count((c) => stored[INDEXED.indexOf(c)], -1);
+    count((c) => row[field(c)], 1);
+    if (LIFELONG.every(unchanged)) this.updateChanging.run(row);
+    else this.updateAll.run(row);
+  }
+
+  private writeSignature(s: NodeSignature, t: bigint): void {
+    this.insertSignature.run(s.id.toLowerCase(), Buffer.from(s.sig.buffer, s.sig.byteOffset, s.sig.byteLength), s.kind, t);
+  }
+
+  private writeAdded(a: SignerAdded, t: bigint): void {
+    this.upsertAdded.run(
+      a.signatureId.toLowerCase(), a.validatorId.toLowerCase(), a.timestamp, a.newSigner, a.submitter,
+      a.submitter.toLowerCase(), a.nonce, u64(a.epochSeq), t,
+    );
+  }
+
+  private writeRemoved(r: SignerRemoved, t: bigint): void {
+    for (const s of r.signatureSubmitters) {
+      this.upsertRemoved.run(
+        s.signatureId.toLowerCase(), s.submitter, r.validatorId.toLowerCase(), r.timestamp, r.oldSigner, r.nonce,
+        u64(r.epochSeq), t,
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------- the store
+
+/** Pages of 1000 rows stay in memory; a cache this size keeps the hot indexes there too. */
+const CACHE_KIB = 256 * 1024;
+const MMAP_BYTES = 1 << 30;
+const BUSY_TIMEOUT_MS = 10_000;
+/**
+ * Pages of WAL before an automatic checkpoint (SQLite's default is 1000).
+ * Each block dirties hundreds of scattered index pages; checkpointing less
+ * often writes a page rewritten by many blocks back once, and fsyncs less.
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 20_000;
+
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements: StatementCache;
+  private readonly writer: BlockWriter | undefined;
+  private readonly lastBlockStatement: Database.Statement;
+  private readonly countsStatement: Database.Statement;
+  private readonly read: <T>(fn: () => T) => T;
+
+  constructor(options: SqliteStoreOptions) {
+    const readonly = options.readonly ?? false;
+    this.db = new Database(options.path, { readonly, fileMustExist: readonly });
+    try {
+      const db = this.db;
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (!readonly) {
+        db.pragma('journal_mode = WAL');
+        // In WAL mode NORMAL loses at most the last commits on power loss, never consistency.
+        db.pragma('synchronous = NORMAL');
+        db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      }
+      db.pragma(`cache_size = -${CACHE_KIB}`);
+      db.pragma(`mmap_size = ${MMAP_BYTES}`);
+      db.pragma('temp_store = MEMORY');
+      // Every integer comes back as a bigint: 64-bit values must never be rounded.
+      db.defaultSafeIntegers(true);
+      if (readonly) checkSchema(db);
+      else migrate(db);
+      this.statements = new StatementCache(db, 512);
+      this.lastBlockStatement = db.prepare('SELECT height, time, chain_id FROM last_block WHERE only_row = 1');
+      this.writer = readonly ? undefined : new BlockWriter(db, () => this.lastBlockSync());
+      this.countsStatement = db.prepare('SELECT dimension, value, n FROM order_counts').raw(true);
+      // A deferred transaction: both queries of a page read the same snapshot.
+      const tx = db.transaction((fn: () => unknown) => fn());
+      this.read = <T>(fn: () => T) => tx(fn) as T;
+    } catch (e) {
+      this.db.close();
+      throw e;
+    }
+  }
+
+  async listOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<Page<OrderKey>> {
+    return this.listOrdersSync(filter, page);
+  }
+
+  async listBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>> {
+    return this.listBundlesSync(filter, page);
+  }
+
+  async lastBlock(): Promise<CommittedBlock | undefined> {
+    return this.lastBlockSync();
+  }
+
+  async writeBlock(block: Block): Promise<void> {
+    this.writeBlockSync(block);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  // The synchronous core, for callers that run in a worker or a benchmark loop.
+
+  listOrdersSync(filter: OrderFilter, page: PageRequest<OrderKey>): Page<OrderKey> {
+    const scans = planPage(page);
+    return this.read(() => {
+      const plan = planOrderQuery(filter, this.orderStats());
+      if (plan === undefined) return { rows: [], hasNextPage: false, hasPreviousPage: false };
+      const rows = this.fetch(
+        pageSql(orderArms(plan, orderKeyRange(scans.rows, plan.dateRange), `${ORDER_JSON} AS json, o.created_at AS k1, o.id AS k2`), scans.rows.direction, scans.rows.limit),
+        (createdAt, id) => ({ createdAt, id }),
+      );
+      const beyond = scans.beyond !== undefined && this.exists(existsSql(orderArms(plan, orderKeyRange(scans.beyond, plan.dateRange), '1')));
+      return assemblePage(page, rows, beyond);
+    });
+  }
+
+  listBundlesSync(filter: BundleFilter, page: PageRequest<BundleKey>): Page<BundleKey> {
+    const scans = planPage(page);
+    return this.read(() => {
+      const arm = bundleArm(filter, scanRange(scans.rows), `${BUNDLE_JSON} AS json, b.timestamp AS k1, b.signature_id AS k2`);
+      const rows = this.fetch(pageSql([arm], scans.rows.direction, scans.rows.limit), (timestamp, signatureId) => ({
+        timestamp, signatureId,
+      }));
+      const beyond = scans.beyond !== undefined && this.exists(existsSql([bundleArm(filter, scanRange(scans.beyond), '1')]));
+      return assemblePage(page, rows, beyond);
+    });
+  }
+
+  lastBlockSync(): CommittedBlock | undefined {
+    const row = this.lastBlockStatement.get() as { height: unknown; time: bigint; chain_id: string } | undefined;
+    return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id };
+  }
+
+  writeBlockSync(block: Block): void {
+    if (this.writer === undefined) throw new Error('the store was opened read-only');
+    this.writer.write(block);
+  }
+
+  /**
+   * EXPLAIN QUERY PLAN of the queries one listOrders call runs (page rows,
+   * then the existence check when there is a cursor): for tests and for
+   * anyone asking why a query is slow.
+   */
+  explainOrders(filter: OrderFilter, page: PageRequest<OrderKey>): string[][] {
+    const scans = planPage(page);
+    const plan = planOrderQuery(filter, this.orderStats());
+    if (plan === undefined) return [];
+    const queries = [pageSql(orderArms(plan, orderKeyRange(scans.rows, plan.dateRange), `${ORDER_JSON} AS json, o.created_at AS k1, o.id AS k2`), scans.rows.direction, scans.rows.limit)];
+    if (scans.beyond) queries.push(existsSql(orderArms(plan, orderKeyRange(scans.beyond, plan.dateRange), '1')));
+    return queries.map((q) => this.explain(q));
+  }
+
+  /** As explainOrders, for listBundles. */
+  explainBundles(filter: BundleFilter, page: PageRequest<BundleKey>): string[][] {
+    const scans = planPage(page);
+    const select = `${BUNDLE_JSON} AS json, b.timestamp AS k1, b.signature_id AS k2`;
+    const queries = [pageSql([bundleArm(filter, scanRange(scans.rows), select)], scans.rows.direction, scans.rows.limit)];
+    if (scans.beyond) queries.push(existsSql([bundleArm(filter, scanRange(scans.beyond), '1')]));
+    return queries.map((q) => this.explain(q));
+  }
+
+  /** The planner's view of the current orders. */
+  orderStats(): OrderStats {
+    const counts = new Map<string, number>();
+    let total = 0;
+    for (const [dimension, value, n] of this.countsStatement.all() as [string, bigint, bigint][]) {
+      counts.set(`${dimension}:${value}`, Number(n));
+      if (dimension === 'status') total += Number(n);
+    }
+    return {
+      total,
+      live: counts.get('live:1') ?? 0,
+      count: (dimension, value) => counts.get(`${dimension}:${value}`) ?? 0,
+    };
+  }
+
+  private fetch<K>(q: Arm, key: (k1: bigint, k2: string) => K): PageRow<K>[] {
+    const raw = this.statements.get(q.sql).raw(true).all(q.params) as [string, bigint, string][];
+    return raw.map(([json, k1, k2]) => ({ json, key: key(k1, k2) }));
+  }
+
+  private exists(q: Arm): boolean {
+    return this.statements.get(q.sql).pluck(true).get(q.params) !== undefined;
+  }
+
+  private explain(q: Arm): string[] {
+    const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(q.params) as { detail: string }[];
+    return rows.map((r) => r.detail);
+  }
+}

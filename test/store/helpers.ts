@@ -1,0 +1,53 @@
+/** Shared setup of the store tests: temporary database files and hand-built blocks. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { emptyBlock, type Block } from '../../src/domain/block.js';
+import type { Order } from '../../src/domain/order.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
+
+export const hex = (n: number) => n.toString(16).padStart(64, '0');
+export const T0 = 1_700_000_000_000_000_000n;
+export const blockTime = (height: bigint) => T0 + height * 1_000_000_000n;
+
+/** A plain live limit order; `over` changes any field. */
+export function order(n: number, over: Partial<Order> = {}): Order {
+  return {
+    id: hex(n), marketId: hex(1000 + (n % 3)), partyId: hex(2000 + (n % 5)), side: 1, price: '100',
+    size: 10n, remaining: 10n, timeInForce: 1, type: 1, createdAt: T0 + BigInt(n), status: 1,
+    expiresAt: 0n, reference: '', updatedAt: 0n, version: 1n, batchId: 0n,
+    liquidityProvisionId: '', postOnly: false, reduceOnly: false, ...over,
+  };
+}
+
+export function block(height: number, fill: Partial<Omit<Block, 'height' | 'time'>> = {}): Block {
+  const h = BigInt(height);
+  return { ...emptyBlock(h, blockTime(h), `hash-${height}`, 'test-chain'), ...fill };
+}
+
+/** A folder that disappears after the test, and the database path inside it. */
+export function tempDatabase(t: { after(fn: () => void): void }): { dir: string; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'lq-store-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { dir, path: join(dir, 'ledger.db') };
+}
+
+/** A store on a fresh temporary file, closed after the test. */
+export function tempStore(t: { after(fn: () => void | Promise<void>): void }): { store: SqliteStore; path: string } {
+  const { path } = tempDatabase(t);
+  const store = openSqliteStore({ path });
+  t.after(() => store.close());
+  return { store, path };
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so datasets are the same on every run. */
+export function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

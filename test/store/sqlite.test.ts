@@ -1,0 +1,224 @@
+/** Writing blocks into the SQLite store: atomicity, history, current state, reopening, read-only use, migrations. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
+import type { PageRequest } from '../../src/domain/page.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { SCHEMA_VERSION, SchemaVersionError } from '../../src/store/sqlite-schema.js';
+import { block, blockTime, hex, order, tempDatabase, tempStore } from './helpers.js';
+
+const FIRST_100: PageRequest<never> = { newestFirst: false, mode: 'first', limit: 100 };
+
+function inspect(path: string): Database.Database {
+  const db = new Database(path, { readonly: true });
+  db.defaultSafeIntegers(true);
+  return db;
+}
+
+test('the last event of an order within a block wins, and history keeps one row per order per block', async (t) => {
+  const { store, path } = tempStore(t);
+  await store.writeBlock(block(1, {
+    orders: [order(1), order(2), order(1, { remaining: 7n, version: 2n }), order(1, { remaining: 4n, version: 3n })],
+  }));
+  await store.writeBlock(block(2, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] }));
+
+  const page = await store.listOrders({}, FIRST_100);
+  const nodes = page.rows.map((r) => JSON.parse(r.json) as Record<string, unknown>);
+  assert.deepEqual(nodes.map((n) => [n.id, n.status, n.remaining]), [
+    [hex(1), 'STATUS_FILLED', '0'],
+    [hex(2), 'STATUS_ACTIVE', '10'],
+  ]);
+
+  const db = inspect(path);
+  t.after(() => db.close());
+  const history = db.prepare('SELECT id, vega_time, remaining, status FROM orders_history ORDER BY id, vega_time').raw(true).all();
+  assert.deepEqual(history, [
+    [hex(1), blockTime(1n), 4n, BigInt(STATUS.ACTIVE)],
+    [hex(1), blockTime(2n), 0n, BigInt(STATUS.FILLED)],
+    [hex(2), blockTime(1n), 10n, BigInt(STATUS.ACTIVE)],
+  ]);
+  const current = db.prepare('SELECT vega_time FROM orders_current WHERE id = ?').pluck().get(hex(1));
+  assert.equal(current, blockTime(2n), 'vega_time is the block time of the last change');
+});
+
+test('every kind of change to an order reaches the current state, and the planner counts follow', async (t) => {
+  const { store, path } = tempStore(t);
+  await store.writeBlock(block(1, { orders: [order(1), order(2), order(3)] }));
+  // A fill (no indexed column changes), a status change, and a change of lifelong columns.
+  await store.writeBlock(block(2, {
+    orders: [
+      order(1, { remaining: 3n }),
+      order(2, { status: STATUS.CANCELLED }),
+      order(3, { marketId: hex(77), partyId: hex(88), type: TYPE.NETWORK, reference: 'moved', createdAt: 5n }),
+    ],
+  }));
+  const db = inspect(path);
+  t.after(() => db.close());
+  const rows = db.prepare('SELECT id, remaining, status, live, market_id, party_id, type, reference, created_at FROM orders_current ORDER BY id').raw(true).all();
+  assert.deepEqual(rows, [
+    [hex(1), 3n, 1n, 1n, hex(1001), hex(2001), 1n, '', order(1).createdAt],
+    [hex(2), 10n, 3n, 0n, hex(1002), hex(2002), 1n, '', order(2).createdAt],
+    [hex(3), 10n, 1n, 0n, hex(77), hex(88), 3n, 'moved', 5n],
+  ]);
+  // Counts kept by the writer equal counting the table itself.
+  const stats = store.orderStats();
+  for (const [dimension, column] of [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_in_force']] as const) {
+    for (const [value, n] of db.prepare(`SELECT ${column}, count(*) FROM orders_current GROUP BY 1`).raw(true).all() as [bigint, bigint][]) {
+      assert.equal(stats.count(dimension, Number(value)), Number(n), `${dimension} ${value}`);
+    }
+  }
+  assert.equal(stats.total, 3);
+  assert.equal(stats.live, 1);
+  assert.equal(stats.count('status', STATUS.ACTIVE), 2);
+  assert.equal(stats.count('status', STATUS.CANCELLED), 1);
+  assert.equal(stats.count('timeInForce', TIF.GTC), 3);
+  assert.equal(stats.count('type', TYPE.NETWORK), 1);
+});
+
+test('lastBlock is stored with the block, survives reopening, and a block not newer than it is refused whole', async (t) => {
+  const { path } = tempDatabase(t);
+  const store = openSqliteStore({ path });
+  assert.equal(await store.lastBlock(), undefined);
+  await store.writeBlock(block(5, { orders: [order(1)], chainId: 'chain-a' }));
+  assert.deepEqual(await store.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a' });
+  await assert.rejects(store.writeBlock(block(5, { orders: [order(2)] })), /not newer/);
+  await assert.rejects(store.writeBlock(block(4, { orders: [order(3)] })), /not newer/);
+  await store.close();
+
+  const reopened = openSqliteStore({ path });
+  t.after(() => reopened.close());
+  assert.deepEqual(await reopened.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a' });
+  const page = await reopened.listOrders({}, FIRST_100);
+  assert.deepEqual(page.rows.map((r) => r.key.id), [hex(1)], 'the refused blocks left nothing behind');
+});
+
+test('a block that fails half way is rolled back: none of its rows and not its height are stored', async (t) => {
+  const { store } = tempStore(t);
+  await store.writeBlock(block(1, { orders: [order(1)] }));
+  // createdAt beyond int64 cannot be bound: the failure comes after the first order was written.
+  const bad = block(2, {
+    orders: [order(2), order(3, { createdAt: 1n << 64n })],
+    signersAdded: [{ signatureId: 'ab', validatorId: 'cd', timestamp: 1n, newSigner: 'n', submitter: 's', nonce: '1', epochSeq: 1n }],
+  });
+  await assert.rejects(store.writeBlock(bad));
+  assert.equal((await store.lastBlock())?.height, 1n);
+  assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
+  assert.equal((await store.listBundles({}, FIRST_100)).rows.length, 0);
+  assert.equal(store.orderStats().total, 1, 'counts rolled back too');
+  // The same height can then be written properly.
+  await store.writeBlock(block(2, { orders: [order(2)] }));
+  assert.equal((await store.lastBlock())?.height, 2n);
+});
+
+test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, block heights', async (t) => {
+  const { store, path } = tempStore(t);
+  const max64 = (1n << 64n) - 1n;
+  const big = (1n << 62n) + 1n;
+  await store.writeBlock(block(1, {
+    orders: [order(1, {
+      size: max64, remaining: 1n << 63n, version: big, batchId: max64, createdAt: big, expiresAt: -big, updatedAt: big + 2n,
+      icebergOrder: { peakSize: max64, minimumVisibleSize: big, reservedRemaining: 1n << 63n },
+    })],
+  }));
+  const node = JSON.parse((await store.listOrders({}, FIRST_100)).rows[0]!.json) as Record<string, unknown>;
+  assert.equal(node.size, String(max64));
+  assert.equal(node.remaining, String(1n << 63n));
+  assert.equal(node.version, String(big));
+  assert.equal(node.batchId, String(max64));
+  assert.equal(node.createdAt, String(big));
+  assert.equal(node.expiresAt, String(-big));
+  assert.equal(node.updatedAt, String(big + 2n));
+  assert.deepEqual(node.icebergOrder, { peakSize: String(max64), minimumVisibleSize: String(big), reservedRemaining: String(1n << 63n) });
+  const page = await store.listOrders({ dateRange: { start: big, end: big + 1n } }, FIRST_100);
+  assert.deepEqual(page.rows.map((r) => r.key), [{ createdAt: big, id: hex(1) }], 'key read back as an exact bigint');
+
+  await store.writeBlock({ ...block(2), height: max64 });
+  assert.equal((await store.lastBlock())?.height, max64);
+  await store.close();
+  const db = inspect(path);
+  t.after(() => db.close());
+  assert.equal(db.prepare('SELECT CAST(size AS TEXT) FROM orders_history').pluck().get(), String(max64));
+});
+
+test('a read-only store reads what a writer commits, and refuses to write', async (t) => {
+  const { path } = tempDatabase(t);
+  const writer = openSqliteStore({ path });
+  t.after(() => writer.close());
+  await writer.writeBlock(block(1, { orders: [order(1)] }));
+  const reader = openSqliteStore({ path, readonly: true });
+  t.after(() => reader.close());
+  assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 1);
+  await writer.writeBlock(block(2, { orders: [order(2)] }));
+  assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 2, 'sees the later commit');
+  assert.equal((await reader.lastBlock())?.height, 2n);
+  await assert.rejects(reader.writeBlock(block(3)), /read-only/);
+});
+
+test('read-only opening needs an existing file at the current schema version', async (t) => {
+  const { dir, path } = tempDatabase(t);
+  assert.throws(() => openSqliteStore({ path, readonly: true }));
+  const old = new Database(path);
+  old.exec('CREATE TABLE something (x)');
+  old.close();
+  assert.throws(() => openSqliteStore({ path, readonly: true }), SchemaVersionError);
+  // Opening read-write migrates it; then read-only works.
+  await openSqliteStore({ path }).close();
+  await openSqliteStore({ path, readonly: true }).close();
+  assert.ok(dir);
+});
+
+test('migrations: a new file is at the latest version, reopening changes nothing, a newer file is refused', async (t) => {
+  const { path } = tempDatabase(t);
+  const store = openSqliteStore({ path });
+  await store.writeBlock(block(1, { orders: [order(1)] }));
+  await store.close();
+  const db = new Database(path);
+  assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
+  assert.deepEqual(tables, [
+    'last_block', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'signer_added', 'signer_removed',
+  ]);
+  db.close();
+
+  const again = openSqliteStore({ path });
+  assert.equal((await again.listOrders({}, FIRST_100)).rows.length, 1);
+  await again.close();
+
+  const bump = new Database(path);
+  bump.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+  bump.close();
+  assert.throws(() => openSqliteStore({ path }), SchemaVersionError);
+  assert.throws(() => openSqliteStore({ path, readonly: true }), SchemaVersionError);
+});
+
+test('signer events are keyed by signature id, node signatures by (resource, bytes)', async (t) => {
+  const { store, path } = tempStore(t);
+  const added = { signatureId: 'AA01', validatorId: 'V1', timestamp: 10n, newSigner: '0xNew', submitter: '0xSub', nonce: '7', epochSeq: 3n };
+  await store.writeBlock(block(1, {
+    signersAdded: [added],
+    nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'AA01', sig: new Uint8Array([2]), kind: 3 }],
+    signersRemoved: [{
+      signatureSubmitters: [{ signatureId: 'R1', submitter: '0xA' }, { signatureId: 'R2', submitter: '0xB' }],
+      validatorId: 'V1', timestamp: 11n, oldSigner: '0xOld', nonce: '8', epochSeq: 4n,
+    }],
+  }));
+  // The same bundle again (replaced), and the same signature again (kept once).
+  await store.writeBlock(block(2, {
+    signersAdded: [{ ...added, nonce: '9' }],
+    nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'aa01', sig: new Uint8Array([1]), kind: 3 }],
+  }));
+  const page = await store.listBundles({}, FIRST_100);
+  assert.equal(page.rows.length, 1);
+  assert.deepEqual(page.rows[0]!.key, { timestamp: 10n, signatureId: 'aa01' });
+  assert.deepEqual(JSON.parse(page.rows[0]!.json), {
+    newSigner: '0xNew', submitter: '0xSub', nonce: '9', timestamp: '10', signatures: '0x0102', epochSeq: '3',
+  });
+  const db = inspect(path);
+  t.after(() => db.close());
+  assert.deepEqual(db.prepare('SELECT signature_id, submitter, validator_id, old_signer, epoch_seq FROM signer_removed ORDER BY 1').raw(true).all(), [
+    ['r1', '0xA', 'v1', '0xOld', 4n],
+    ['r2', '0xB', 'v1', '0xOld', 4n],
+  ]);
+  assert.equal(db.prepare('SELECT count(*) FROM node_signatures').pluck().get(), 2n);
+});

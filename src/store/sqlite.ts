@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import type { Block } from '../domain/block.js';
 import type { BundleFilter, BundleKey, NodeSignature, SignerAdded, SignerRemoved } from '../domain/bundle.js';
 import { isLive, type Order, type OrderFilter, type OrderKey } from '../domain/order.js';
-import type { Page, PageRequest, PageRow } from '../domain/page.js';
+import type { Page, PageRequest } from '../domain/page.js';
 import {
   assemblePage,
   planBundleQuery,
@@ -147,7 +147,21 @@ function existsSql(arms: Arm[]): Arm {
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-/** Bound statements by SQL text: the text already encodes the query shape. */
+/**
+ * Stand-ins for the long JSON expressions in query text: the text (which
+ * already encodes the query shape) is the cache key, and is built on every
+ * request, so it stays short until a statement is prepared.
+ */
+const JSON_EXPRESSIONS: [token: string, sql: string][] = [
+  ['/*order-json*/', orderJsonSql('o')],
+  ['/*bundle-json*/', bundleJsonSql('b')],
+];
+
+function expand(sql: string): string {
+  return JSON_EXPRESSIONS.reduce((text, [token, expression]) => text.replaceAll(token, expression), sql);
+}
+
+/** Bound statements by SQL text. */
 class StatementCache {
   private readonly statements = new Map<string, Database.Statement>();
   constructor(private readonly db: Database.Database, private readonly capacity: number) {}
@@ -158,7 +172,7 @@ class StatementCache {
       // Re-insert to mark it recently used; Map keeps insertion order.
       this.statements.delete(sql);
     } else {
-      s = this.db.prepare(sql);
+      s = this.db.prepare(expand(sql));
       if (this.statements.size >= this.capacity) this.statements.delete(this.statements.keys().next().value!);
     }
     this.statements.set(sql, s);
@@ -168,7 +182,7 @@ class StatementCache {
 
 // ---------------------------------------------------------------- orders SQL
 
-const ORDER_JSON = orderJsonSql('o');
+const ORDER_ROW = '/*order-json*/ AS json, o.created_at AS k1, o.id AS k2';
 const ORDER_KEY: readonly [string, string] = ['o.created_at', 'o.id'];
 
 function residualOrderConditions(r: OrderPlan['residual'], params: SqlValue[]): string[] {
@@ -192,12 +206,18 @@ function residualOrderConditions(r: OrderPlan['residual'], params: SqlValue[]): 
   return out;
 }
 
+/** A key range with each key as the values of the two key columns. */
+function asColumns<K>(range: KeyRange<K>, columns: (key: K) => readonly [SqlValue, SqlValue]): KeyRange<readonly [SqlValue, SqlValue]> {
+  const out: KeyRange<readonly [SqlValue, SqlValue]> = {};
+  if (range.lower) out.lower = { key: columns(range.lower.key), inclusive: range.lower.inclusive };
+  if (range.upper) out.upper = { key: columns(range.upper.key), inclusive: range.upper.inclusive };
+  return out;
+}
+
 /** One arm per branch of the plan: the branch's values pin the index's leading columns. */
 function orderArms(plan: OrderPlan, range: KeyRange<OrderKey>, select: string): Arm[] {
   const index = ORDER_INDEX[plan.path.name as OrderPathName];
-  const keyRange: KeyRange<readonly [SqlValue, SqlValue]> = {};
-  if (range.lower) keyRange.lower = { key: [range.lower.key.createdAt, range.lower.key.id], inclusive: range.lower.inclusive };
-  if (range.upper) keyRange.upper = { key: [range.upper.key.createdAt, range.upper.key.id], inclusive: range.upper.inclusive };
+  const keyRange = asColumns(range, (k) => [k.createdAt, k.id]);
   return plan.branches.map((values) => {
     const params: SqlValue[] = [];
     const conditions = plan.path.dimensions.map((d) => `o.${ORDER_COLUMN[d]} = ?`);
@@ -213,7 +233,7 @@ function orderArms(plan: OrderPlan, range: KeyRange<OrderKey>, select: string): 
 
 // ---------------------------------------------------------------- bundles SQL
 
-const BUNDLE_JSON = bundleJsonSql('b');
+const BUNDLE_ROW = '/*bundle-json*/ AS json, b.timestamp AS k1, b.signature_id AS k2';
 const BUNDLE_KEY: readonly [string, string] = ['b.timestamp', 'b.signature_id'];
 
 function bundleArm(filter: BundleFilter, range: KeyRange<BundleKey>, select: string): Arm {
@@ -230,12 +250,32 @@ function bundleArm(filter: BundleFilter, range: KeyRange<BundleKey>, select: str
   equal('nodeId', plan.residual.nodeId);
   equal('epochSeq', plan.residual.epochSeq);
   equal('submitter', plan.residual.submitter);
-  const keyRange: KeyRange<readonly [SqlValue, SqlValue]> = {};
-  if (range.lower) keyRange.lower = { key: [range.lower.key.timestamp, range.lower.key.signatureId], inclusive: range.lower.inclusive };
-  if (range.upper) keyRange.upper = { key: [range.upper.key.timestamp, range.upper.key.signatureId], inclusive: range.upper.inclusive };
-  conditions.push(...rangeConditions(BUNDLE_KEY, keyRange, params));
+  conditions.push(...rangeConditions(BUNDLE_KEY, asColumns(range, (k) => [k.timestamp, k.signatureId]), params));
   const index = BUNDLE_INDEX[plan.path.name as BundlePathName];
   return { sql: armSql(select, `signer_added AS b INDEXED BY ${index}`, conditions), params };
+}
+
+/** The SQL one page request runs: its rows, and whether a row lies beyond the cursor. */
+interface PageQueries {
+  rows: Arm;
+  beyond?: Arm;
+}
+
+/** The queries of a listOrders call; undefined when the filter can match nothing. */
+function orderQueries(filter: OrderFilter, page: PageRequest<OrderKey>, stats: OrderStats): PageQueries | undefined {
+  const scans = planPage(page);
+  const plan = planOrderQuery(filter, stats);
+  if (plan === undefined) return undefined;
+  const rows = pageSql(orderArms(plan, orderKeyRange(scans.rows, plan.dateRange), ORDER_ROW), scans.rows.direction, scans.rows.limit);
+  if (scans.beyond === undefined) return { rows };
+  return { rows, beyond: existsSql(orderArms(plan, orderKeyRange(scans.beyond, plan.dateRange), '1')) };
+}
+
+function bundleQueries(filter: BundleFilter, page: PageRequest<BundleKey>): PageQueries {
+  const scans = planPage(page);
+  const rows = pageSql([bundleArm(filter, scanRange(scans.rows), BUNDLE_ROW)], scans.rows.direction, scans.rows.limit);
+  if (scans.beyond === undefined) return { rows };
+  return { rows, beyond: existsSql([bundleArm(filter, scanRange(scans.beyond), '1')]) };
 }
 
 // ---------------------------------------------------------------- writing
@@ -436,9 +476,13 @@ class BlockWriter {
 
 // ---------------------------------------------------------------- the store
 
-/** Pages of 1000 rows stay in memory; a cache this size keeps the hot indexes there too. */
-const CACHE_KIB = 256 * 1024;
-const MMAP_BYTES = 1 << 30;
+/**
+ * The writer keeps the index pages it dirties all over the file in its cache;
+ * readers mostly read through the memory map, which the OS page cache backs.
+ */
+const WRITER_CACHE_KIB = 256 * 1024;
+const READER_CACHE_KIB = 64 * 1024;
+const MMAP_BYTES = 2 ** 31;
 const BUSY_TIMEOUT_MS = 10_000;
 /**
  * Pages of WAL before an automatic checkpoint (SQLite's default is 1000).
@@ -467,7 +511,7 @@ export class SqliteStore implements Store {
         db.pragma('synchronous = NORMAL');
         db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
       }
-      db.pragma(`cache_size = -${CACHE_KIB}`);
+      db.pragma(`cache_size = -${readonly ? READER_CACHE_KIB : WRITER_CACHE_KIB}`);
       db.pragma(`mmap_size = ${MMAP_BYTES}`);
       db.pragma('temp_store = MEMORY');
       // Every integer comes back as a bigint: 64-bit values must never be rounded.
@@ -510,29 +554,15 @@ export class SqliteStore implements Store {
   // The synchronous core, for callers that run in a worker or a benchmark loop.
 
   listOrdersSync(filter: OrderFilter, page: PageRequest<OrderKey>): Page<OrderKey> {
-    const scans = planPage(page);
     return this.read(() => {
-      const plan = planOrderQuery(filter, this.orderStats());
-      if (plan === undefined) return { rows: [], hasNextPage: false, hasPreviousPage: false };
-      const rows = this.fetch(
-        pageSql(orderArms(plan, orderKeyRange(scans.rows, plan.dateRange), `${ORDER_JSON} AS json, o.created_at AS k1, o.id AS k2`), scans.rows.direction, scans.rows.limit),
-        (createdAt, id) => ({ createdAt, id }),
-      );
-      const beyond = scans.beyond !== undefined && this.exists(existsSql(orderArms(plan, orderKeyRange(scans.beyond, plan.dateRange), '1')));
-      return assemblePage(page, rows, beyond);
+      const queries = orderQueries(filter, page, this.orderStats());
+      if (queries === undefined) return { rows: [], hasNextPage: false, hasPreviousPage: false };
+      return this.run(page, queries, (createdAt, id) => ({ createdAt, id }));
     });
   }
 
   listBundlesSync(filter: BundleFilter, page: PageRequest<BundleKey>): Page<BundleKey> {
-    const scans = planPage(page);
-    return this.read(() => {
-      const arm = bundleArm(filter, scanRange(scans.rows), `${BUNDLE_JSON} AS json, b.timestamp AS k1, b.signature_id AS k2`);
-      const rows = this.fetch(pageSql([arm], scans.rows.direction, scans.rows.limit), (timestamp, signatureId) => ({
-        timestamp, signatureId,
-      }));
-      const beyond = scans.beyond !== undefined && this.exists(existsSql([bundleArm(filter, scanRange(scans.beyond), '1')]));
-      return assemblePage(page, rows, beyond);
-    });
+    return this.read(() => this.run(page, bundleQueries(filter, page), (timestamp, signatureId) => ({ timestamp, signatureId })));
   }
 
   lastBlockSync(): CommittedBlock | undefined {
@@ -551,21 +581,12 @@ export class SqliteStore implements Store {
    * anyone asking why a query is slow.
    */
   explainOrders(filter: OrderFilter, page: PageRequest<OrderKey>): string[][] {
-    const scans = planPage(page);
-    const plan = planOrderQuery(filter, this.orderStats());
-    if (plan === undefined) return [];
-    const queries = [pageSql(orderArms(plan, orderKeyRange(scans.rows, plan.dateRange), `${ORDER_JSON} AS json, o.created_at AS k1, o.id AS k2`), scans.rows.direction, scans.rows.limit)];
-    if (scans.beyond) queries.push(existsSql(orderArms(plan, orderKeyRange(scans.beyond, plan.dateRange), '1')));
-    return queries.map((q) => this.explain(q));
+    return this.explain(orderQueries(filter, page, this.orderStats()));
   }
 
   /** As explainOrders, for listBundles. */
   explainBundles(filter: BundleFilter, page: PageRequest<BundleKey>): string[][] {
-    const scans = planPage(page);
-    const select = `${BUNDLE_JSON} AS json, b.timestamp AS k1, b.signature_id AS k2`;
-    const queries = [pageSql([bundleArm(filter, scanRange(scans.rows), select)], scans.rows.direction, scans.rows.limit)];
-    if (scans.beyond) queries.push(existsSql([bundleArm(filter, scanRange(scans.beyond), '1')]));
-    return queries.map((q) => this.explain(q));
+    return this.explain(bundleQueries(filter, page));
   }
 
   /** The planner's view of the current orders. */
@@ -583,17 +604,19 @@ export class SqliteStore implements Store {
     };
   }
 
-  private fetch<K>(q: Arm, key: (k1: bigint, k2: string) => K): PageRow<K>[] {
+  private run<K>(page: PageRequest<K>, queries: PageQueries, key: (k1: bigint, k2: string) => K): Page<K> {
+    const { rows: q, beyond } = queries;
     const raw = this.statements.get(q.sql).raw(true).all(q.params) as [string, bigint, string][];
-    return raw.map(([json, k1, k2]) => ({ json, key: key(k1, k2) }));
+    const rows = raw.map(([json, k1, k2]) => ({ json, key: key(k1, k2) }));
+    const found = beyond !== undefined && this.statements.get(beyond.sql).pluck(true).get(beyond.params) !== undefined;
+    return assemblePage(page, rows, found);
   }
 
-  private exists(q: Arm): boolean {
-    return this.statements.get(q.sql).pluck(true).get(q.params) !== undefined;
-  }
-
-  private explain(q: Arm): string[] {
-    const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(q.params) as { detail: string }[];
-    return rows.map((r) => r.detail);
+  private explain(queries: PageQueries | undefined): string[][] {
+    if (queries === undefined) return [];
+    return [queries.rows, ...(queries.beyond ? [queries.beyond] : [])].map((q) => {
+      const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${expand(q.sql)}`).all(q.params) as { detail: string }[];
+      return rows.map((r) => r.detail);
+    });
   }
 }

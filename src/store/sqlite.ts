@@ -377,10 +377,11 @@ class BlockWriter {
     this.updateUnindexed = new PartialUpdate(db, unindexed);
     this.updateChanging = new PartialUpdate(db, [...unindexed, ...CHANGING]);
     this.updateAll = new PartialUpdate(db, ORDER_FIELDS);
-    // A block is written once, and an order once per block: history rows never collide.
     // Copied from the row just written rather than bound again: binding 27 values costs more than the copy.
+    // Each block writes an order once; only two blocks with the same time could meet, and then the later wins.
     this.insertHistory = db.prepare(
-      `INSERT INTO orders_history (${ORDER_FIELDS.join(', ')}) SELECT ${ORDER_FIELDS.join(', ')} FROM orders_current WHERE id = ?`,
+      `INSERT OR REPLACE INTO orders_history (${ORDER_FIELDS.join(', ')}) ` +
+        `SELECT ${ORDER_FIELDS.join(', ')} FROM orders_current WHERE id = ?`,
     );
     this.addCount = db.prepare(
       'INSERT INTO order_counts (dimension, value, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n',

@@ -42,6 +42,15 @@ test('the last event of an order within a block wins, and history keeps one row 
   assert.equal(current, blockTime(2n), 'vega_time is the block time of the last change');
 });
 
+test('two blocks with the same time keep the later state of an order in history', async (t) => {
+  const { store, path } = tempStore(t);
+  await store.writeBlock(block(1, { orders: [order(1)] }));
+  await store.writeBlock({ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) });
+  const db = inspect(path);
+  t.after(() => db.close());
+  assert.deepEqual(db.prepare('SELECT id, remaining FROM orders_history').raw(true).all(), [[hex(1), 2n]]);
+});
+
 test('every kind of change to an order reaches the current state, and the planner counts follow', async (t) => {
   const { store, path } = tempStore(t);
   await store.writeBlock(block(1, { orders: [order(1), order(2), order(3)] }));

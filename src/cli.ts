@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `ledger-query` command: serve, ingest, simulate, demo. */
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { buildServer } from './api/server.js';
 import { fileSource } from './ingest/file-source.js';
@@ -190,6 +190,7 @@ async function simulate(args: string[]): Promise<void> {
   });
   if (values.help) return void process.stdout.write(HELP.simulate);
   if (!values.out) throw new UsageError('simulate needs --out FILE');
+  mkdirSync(dirname(values.out), { recursive: true });
   const summary = await writeEventFile(values.out, {
     blocks: positiveInt('blocks', values.blocks, 1000),
     seed: positiveInt('seed', values.seed, 1),
@@ -246,6 +247,11 @@ async function main(argv: string[]): Promise<number> {
     }
     if (e instanceof IngestError) {
       process.stderr.write(`ledger-query ${name}: ingestion stopped: ${e.message}\n`);
+      return 1;
+    }
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+      process.stderr.write(`ledger-query ${name}: ${(e as Error).message}\n`);
       return 1;
     }
     throw e;

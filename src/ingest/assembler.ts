@@ -17,7 +17,7 @@ export interface AssemblerCounts {
  * mid-block yields nothing of that block.
  */
 export class BlockAssembler {
-  private open: (Block & { heightText: string }) | undefined;
+  private open: (Block & { heightText: string; idPrefix: string }) | undefined;
   readonly counts: AssemblerCounts = { outsideBlock: 0, skippedByType: new Map() };
 
   /** Height of the block being assembled, if any. */
@@ -31,7 +31,8 @@ export class BlockAssembler {
       if (this.open) {
         throw new BlockSequenceError(`BeginBlock ${e.height} while block ${this.open.height} has no EndBlock`);
       }
-      this.open = { ...emptyBlock(e.height, e.timestamp, e.hash, e.chainId), heightText: String(e.height) };
+      const heightText = String(e.height);
+      this.open = { ...emptyBlock(e.height, e.timestamp, e.hash, e.chainId), heightText, idPrefix: `${heightText}-` };
       return undefined;
     }
     const block = this.open;
@@ -41,8 +42,12 @@ export class BlockAssembler {
       this.counts.outsideBlock++;
       return undefined;
     }
+    // The framing has no checksum; an event naming another block is corruption (or a broken stream).
     if (e.block !== '' && e.block !== block.heightText) {
       throw new BlockSequenceError(`event ${e.id} says block "${e.block}" inside block ${block.height}`);
+    }
+    if (e.id !== '' && !e.id.startsWith(block.idPrefix)) {
+      throw new BlockSequenceError(`event id "${e.id}" does not belong to block ${block.height}`);
     }
     if (e.chainId !== block.chainId) {
       throw new BlockSequenceError(`event ${e.id} has chain id "${e.chainId}", its block has "${block.chainId}"`);
@@ -83,6 +88,6 @@ export class BlockAssembler {
   }
 }
 
-function toBlock({ heightText: _, ...block }: Block & { heightText: string }): Block {
+function toBlock({ heightText: _h, idPrefix: _p, ...block }: Block & { heightText: string; idPrefix: string }): Block {
   return block;
 }

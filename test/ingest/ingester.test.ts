@@ -55,10 +55,16 @@ test('events before the first BeginBlock are counted and left out; a mid-stream 
   );
 });
 
-test('an event claiming another block inside a block is refused', async () => {
+test('an event claiming another block inside a block is refused, by its block field or its id', async () => {
   const events = blocks(1n);
   events[1] = { ...events[1]!, block: '9' };
   await assert.rejects(ingest(source(events), new RecordingStore()), /says block "9" inside block 1/);
+  const byId = blocks(12n);
+  byId[1] = { ...byId[1]!, id: '13-1' };
+  await assert.rejects(ingest(source(byId), new RecordingStore()), /event id "13-1" does not belong to block 12/);
+  const prefix = blocks(12n);
+  prefix[1] = { ...prefix[1]!, id: '1-1' }; // "1-" is not "12-"
+  await assert.rejects(ingest(source(prefix), new RecordingStore()), /does not belong to block 12/);
 });
 
 test('a restart drops the open block; the resent block is stored once', async () => {

@@ -112,8 +112,9 @@ interface LiveSource {
 }
 
 async function startServer(dataDir: string, host: string, portNumber: number, live?: LiveSource): Promise<string> {
-  // Opened (and migrated) here before the ingestion worker opens its own connection.
-  const store = openStore({ dataDir });
+  // Created and migrated first; the HTTP thread then only ever reads (the ingestion worker writes).
+  await openStore({ dataDir }).close();
+  const store = openStore({ dataDir, readonly: true });
   let ingestion: BackgroundIngest | undefined;
   const app = await buildServer({
     store, logger: { level: process.env.LOG_LEVEL ?? 'info' },

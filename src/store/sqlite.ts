@@ -487,10 +487,12 @@ const MMAP_BYTES = 2 ** 31;
 const BUSY_TIMEOUT_MS = 10_000;
 /**
  * Pages of WAL before an automatic checkpoint (SQLite's default is 1000).
- * Each block dirties hundreds of scattered index pages; checkpointing less
+ * Each block dirties about 300 scattered index pages; checkpointing less
  * often writes a page rewritten by many blocks back once, and fsyncs less.
+ * 100k pages (a WAL of up to 400 MB, replayed on open after a crash) ingested
+ * 11-20% faster than 20k; 50k made no difference.
  */
-const WAL_AUTOCHECKPOINT_PAGES = 20_000;
+const WAL_AUTOCHECKPOINT_PAGES = 100_000;
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;

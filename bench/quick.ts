@@ -25,7 +25,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function startServer(dataDir: string): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0'], {
-    env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'info', LOG_REQUESTS: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -85,12 +85,14 @@ async function main() {
       ['network orders', 'filter.partyIds=network&filter.types=TYPE_NETWORK'],
       ['market oldest first', `filter.marketIds=${market}&pagination.newestFirst=false`],
     ];
+    process.stderr.write(`measuring GET /health (the HTTP floor)\n`);
     const health = await http(`${server.url}/health`);
     const rows: string[] = [];
     const fmt = (m: Measure) => `${m.rate.toFixed(0).padStart(7)} ${m.p50.toFixed(2).padStart(7)} ${m.p99.toFixed(2).padStart(7)}`;
     for (const [name, query] of shapes) {
       for (const size of [50, 1000]) {
         const path = `/api/v2/orders?${query}${query ? '&' : ''}pagination.first=${size}`;
+        process.stderr.write(`measuring ${name}, page ${size}\n`);
         const h = await http(server.url + path);
         const r = await raw(ds.dataDir, path);
         rows.push(`${name.padEnd(20)} ${String(size).padStart(5)} | ${fmt(h)} | ${fmt(r)} | ${(h.rate / r.rate).toFixed(2).padStart(5)}`);

@@ -117,7 +117,7 @@ async function startServer(dataDir: string, host: string, portNumber: number, li
   const store = openStore({ dataDir, readonly: true });
   let ingestion: BackgroundIngest | undefined;
   const app = await buildServer({
-    store, logger: { level: process.env.LOG_LEVEL ?? 'info' },
+    store, logger: { level: process.env.LOG_LEVEL ?? 'info' }, logRequests: process.env.LOG_REQUESTS === '1',
     ingestStatus: live && (() => ingestion!.status()),
   });
   ingestion = live && startBackgroundIngest({

@@ -19,6 +19,8 @@ export interface ServerOptions {
   store: QueryStore;
   /** Fastify's logger option: false (default), true, or pino options. */
   logger?: FastifyServerOptions['logger'];
+  /** Log every request (two lines each); off by default: failures are logged either way. */
+  logRequests?: boolean;
   /** Live ingestion's status, when the server ingests while it serves. */
   ingestStatus?: () => IngestStatus;
 }

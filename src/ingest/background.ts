@@ -9,9 +9,8 @@ export interface IngestStatus {
   error?: string;
   /** For socket sources: the address the core should dial. */
   listening?: { host: string; port: number };
-  /** The last committed block (the API fills it in from the store). */
+  /** The last committed block and how far behind now it is: filled in from the store, the one source of truth. */
   lastBlock?: { height: bigint; time: bigint };
-  /** Seconds between now and the last committed block's time. */
   lagSeconds?: number;
   events: number;
   blocksCommitted: number;
@@ -55,7 +54,6 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
     status.blocksCommitted = s.blocksCommitted;
     status.blocksAlreadyStored = s.blocksAlreadyStored;
     status.skipped = { outsideBlock: s.eventsOutsideBlock, byType: s.skippedByType };
-    if (s.lastBlock) status.lastBlock = { height: s.lastBlock.height, time: s.lastBlock.time };
     const now = Date.now();
     samples.push({ at: now, events: s.events });
     while (samples.length > 2 && now - samples[0]!.at > RATE_WINDOW_MS) samples.shift();

@@ -161,16 +161,14 @@ async function ingestFiles(args: string[], dataDir: string, allowGaps: boolean):
     for (const { source, bytes } of sources) {
       const progress = new ProgressReporter(process.stderr, bytes);
       const started = process.hrtime.bigint();
+      let stats: IngestStats;
       try {
-        const stats = await ingest(source, store, {
-          allowGaps, onBlock: (_b, s, position) => progress.update(s, position),
-        });
-        progress.end();
-        const secs = Number(process.hrtime.bigint() - started) / 1e9;
-        console.log(`${describe(stats)} in ${secs.toFixed(1)} s (${Math.round(stats.events / secs)} events/s)`);
+        stats = await ingest(source, store, { allowGaps, onBlock: (_b, s, position) => progress.update(s, position) });
       } finally {
-        progress.end();
+        progress.end(); // the summary or the error starts on a fresh line
       }
+      const secs = Number(process.hrtime.bigint() - started) / 1e9;
+      console.log(`${describe(stats)} in ${secs.toFixed(1)} s (${Math.round(stats.events / secs)} events/s)`);
     }
   } finally {
     await store.close();

@@ -9,7 +9,7 @@ import { IngestError } from './ingest/errors.js';
 import { startBackgroundIngest, type BackgroundIngest } from './ingest/background.js';
 import { ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
-import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec } from './ingest/source-spec.js';
+import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
 import { writeEventFile } from './simulate/write.js';
 import { DEFAULT_DATA_DIR, openStore } from './store/open.js';
 
@@ -96,12 +96,13 @@ async function serve(args: string[]): Promise<void> {
     follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' },
   });
   if (values.help) return void process.stdout.write(HELP.serve);
-  if (values.follow && !values.source?.startsWith('file://')) throw new UsageError('--follow goes with a --source file://PATH');
+  // Checked before anything starts; the worker opens the source itself.
+  const kind = values.source === undefined ? undefined : parseSourceSpec(values.source).kind;
+  if (values.follow && kind !== 'file') throw new UsageError('--follow goes with a --source file://PATH');
   const dataDir = dataDirOf(values['data-dir']);
   const live = values.source === undefined ? undefined : {
     spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
   };
-  if (live) openSourceSpec(live.spec, { signal: AbortSignal.abort() }); // validates the spec before anything starts
   await startServer(dataDir, values.host ?? '127.0.0.1', port(values.port), live);
 }
 

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { IngestStats } from './ingester.js';
+import { parseSourceSpec, type SourceSpec } from './source-spec.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
 /** What GET /api/v2/ingest/status reports. */
@@ -32,6 +33,8 @@ export interface BackgroundIngestOptions extends WorkerInput {
 }
 
 const RATE_WINDOW_MS = 5000;
+
+const isStdin = (s: SourceSpec) => s.kind === 'ndjson' && s.path === '-';
 const STOP_GRACE_MS = 10_000;
 
 /** Starts ingestion from `spec` in a worker thread; the store is written there, read here. */
@@ -39,7 +42,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
   const { onLog, onListening, ...input } = opts;
   const worker = new Worker(new URL('./worker.js', import.meta.url), {
     workerData: input satisfies WorkerInput,
-    stdin: input.spec === '-' || input.spec === 'ndjson://-',
+    stdin: isStdin(parseSourceSpec(input.spec)),
   });
   if (worker.stdin) process.stdin.pipe(worker.stdin);
 

@@ -18,26 +18,43 @@ export class SourceSpecError extends Error {}
 export const SOURCE_SPEC_HELP = `socket://HOST:PORT (nanomsg PAIR listener the core dials into, e.g. socket://0.0.0.0:3005),
 file://PATH (framed event file; with --follow, tailed as it grows), ndjson://PATH, or - (NDJSON on stdin)`;
 
-/** Turns `--source` text into a source. */
-export function openSourceSpec(spec: string, opts: SourceSpecOptions = {}): EventSource {
-  if (spec === '-') return ndjsonSource('-', opts.stdin);
+/** What a `--source` text names, checked but not yet opened. */
+export type SourceSpec =
+  | { kind: 'socket'; host: string; port: number }
+  | { kind: 'file'; path: string }
+  | { kind: 'ndjson'; path: string };
+
+/** Parses `--source` text; throws SourceSpecError for anything else. */
+export function parseSourceSpec(spec: string): SourceSpec {
+  if (spec === '-') return { kind: 'ndjson', path: '-' };
   const m = /^([a-z]+):\/\/(.+)$/.exec(spec);
   if (!m) throw new SourceSpecError(`source "${spec}" is not one of: ${SOURCE_SPEC_HELP}`);
   const [, scheme, rest] = m as unknown as [string, string, string];
   switch (scheme) {
     case 'file':
-      return fileSource(rest, { follow: opts.follow ?? false, signal: opts.signal });
+      return { kind: 'file', path: rest };
     case 'ndjson':
-      return rest === '-' ? ndjsonSource('-', opts.stdin) : ndjsonSource(rest);
+      return { kind: 'ndjson', path: rest };
     case 'socket': {
       const hp = /^(.*):(\d{1,5})$/.exec(rest);
       const port = hp ? Number(hp[2]) : NaN;
       if (!hp || port > 65535) throw new SourceSpecError(`socket source "${spec}" needs HOST:PORT`);
-      return socketSource({
-        host: hp[1]!.replace(/^\[(.*)\]$/, '$1'), port, signal: opts.signal, log: opts.log, onListening: opts.onListening,
-      });
+      return { kind: 'socket', host: hp[1]!.replace(/^\[(.*)\]$/, '$1'), port };
     }
     default:
       throw new SourceSpecError(`unknown source scheme "${scheme}://"; use ${SOURCE_SPEC_HELP}`);
+  }
+}
+
+/** Turns `--source` text into a source. */
+export function openSourceSpec(spec: string, opts: SourceSpecOptions = {}): EventSource {
+  const s = parseSourceSpec(spec);
+  switch (s.kind) {
+    case 'file':
+      return fileSource(s.path, { follow: opts.follow ?? false, signal: opts.signal });
+    case 'ndjson':
+      return s.path === '-' ? ndjsonSource('-', opts.stdin) : ndjsonSource(s.path);
+    case 'socket':
+      return socketSource({ host: s.host, port: s.port, signal: opts.signal, log: opts.log, onListening: opts.onListening });
   }
 }

@@ -117,6 +117,7 @@ async function compareWalk(path: string, key: string, query: URLSearchParams, wa
     }
     const url = `${path}?${p}`;
     const [a, b] = await Promise.all([real.inject({ url }), model.inject({ url })]);
+    assert.ok(a.statusCode < 500, `${url}: a server error is never an answer: ${a.body}`);
     assert.equal(a.statusCode, b.statusCode, `${url}: ${a.body}`);
     assert.deepEqual(a.json(), b.json(), `step ${i}: ${url}`);
     if (a.statusCode !== 200) return;

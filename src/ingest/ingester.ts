@@ -1,12 +1,15 @@
 import type { Block } from '../domain/block.js';
 import type { CommittedBlock, WriteStore } from '../store/store.js';
 import { BlockAssembler, BlockSequenceError } from './assembler.js';
+import { CommitGroup, DEFAULT_COMMIT_LIMITS, type CommitLimits } from './commit-group.js';
 import { IngestError } from './errors.js';
-import { SourceError, type EventSource } from './source.js';
+import { SourceError, type EventSource, type SourceBatch } from './source.js';
 
 export interface IngestOptions {
   /** Accept a jump in block height instead of stopping (data would be missing). */
   allowGaps?: boolean;
+  /** How completed blocks are grouped into transactions. */
+  commit?: Partial<CommitLimits>;
   /** Called after each committed block (progress, status); position is the offset of its EndBlock. */
   onBlock?: (block: Block, stats: IngestStats, position: number) => void;
 }
@@ -23,10 +26,28 @@ export interface IngestStats {
   lastBlock: CommittedBlock | undefined;
 }
 
+const TIMED_OUT = Symbol('timed out');
+
+/** The promise's value, or TIMED_OUT if it takes longer than `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, ms, TIMED_OUT);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Reads a source to its end (or until `signal` aborts), storing each complete
  * block exactly once: blocks at or below the store's last committed height are
- * skipped, a gap in heights or a different chain id stops ingestion.
+ * skipped, a gap in heights or a different chain id stops ingestion. Complete
+ * blocks are committed in groups (see CommitLimits); when ingestion stops for
+ * any reason but a failing store, every complete block read so far is
+ * committed first.
  */
 export async function ingest(
   source: EventSource,
@@ -35,17 +56,75 @@ export async function ingest(
   signal?: AbortSignal,
 ): Promise<IngestStats> {
   const assembler = new BlockAssembler();
+  const group = new CommitGroup({ ...DEFAULT_COMMIT_LIMITS, ...opts.commit });
+  // The newest block accepted: committed, or waiting in the group.
   let last = await store.lastBlock();
   const stats: IngestStats = {
     source: source.name, events: 0, blocksCommitted: 0, blocksAlreadyStored: 0,
     eventsOutsideBlock: 0, skippedByType: {}, lastBlock: last,
   };
-  const fail = (reason: string, offset: number): never => {
+
+  const commit = async () => {
+    if (group.size === 0) return;
+    const { blocks, positions } = group.take();
+    await store.writeBlocks(blocks);
+    blocks.forEach((block, i) => {
+      stats.blocksCommitted++;
+      stats.lastBlock = { height: block.height, time: block.time, chainId: block.chainId };
+      opts.onBlock?.(block, snapshotCounts(stats, assembler), positions[i]!);
+    });
+  };
+  /** Stops at the last complete block: those read before the fault are stored. */
+  const fail = async (reason: string, offset: number): Promise<never> => {
+    await commit();
     throw new IngestError(reason, { source: source.name, offset, unit: source.unit }, assembler.openHeight);
   };
 
+  const accept = async (block: Block, offset: number) => {
+    if (last && block.chainId !== last.chainId) {
+      await fail(`block ${block.height} is of chain "${block.chainId}", the store holds chain "${last.chainId}"`, offset);
+    }
+    if (last && block.height <= last.height) {
+      stats.blocksAlreadyStored++;
+      return;
+    }
+    if (last && block.height !== last.height + 1n && !opts.allowGaps) {
+      await fail(`block ${block.height} follows stored block ${last.height}: blocks ${last.height + 1n}..${block.height - 1n} are missing (use --allow-gaps to accept)`, offset);
+    }
+    group.add(block, offset);
+    last = { height: block.height, time: block.time, chainId: block.chainId };
+    if (group.isDue()) await commit();
+  };
+
+  const batches = source.events()[Symbol.asyncIterator]();
+  // The source is done (ended or failed) and needs no release.
+  let finished = false;
+  // A read is in flight: releasing the source must not wait for it.
+  let reading = false;
   try {
-    for await (const batch of source.events()) {
+    while (!signal?.aborted) {
+      const next = batches.next();
+      reading = true;
+      let result: IteratorResult<SourceBatch> | typeof TIMED_OUT;
+      try {
+        // Blocks waiting to be committed do not wait on a source that has nothing ready.
+        result = group.size > 0 ? await within(next, group.dueInMs()) : await next;
+        if (result === TIMED_OUT) {
+          await commit();
+          result = await next;
+        }
+      } catch (e) {
+        if (!(e instanceof SourceError)) throw e;
+        finished = true;
+        await fail(e.message, e.offset);
+        throw e;
+      }
+      reading = false;
+      if (result.done) {
+        finished = true;
+        break;
+      }
+      const batch = result.value;
       if (batch.restart) assembler.discardOpenBlock();
       for (const { event, offset } of batch.events) {
         stats.events++;
@@ -53,31 +132,19 @@ export async function ingest(
         try {
           block = assembler.push(event);
         } catch (e) {
-          if (e instanceof BlockSequenceError) fail(e.message, offset);
+          if (e instanceof BlockSequenceError) await fail(e.message, offset);
           throw e;
         }
-        if (!block) continue;
-        if (last && block.chainId !== last.chainId) {
-          fail(`block ${block.height} is of chain "${block.chainId}", the store holds chain "${last.chainId}"`, offset);
-        }
-        if (last && block.height <= last.height) {
-          stats.blocksAlreadyStored++;
-          continue;
-        }
-        if (last && block.height !== last.height + 1n && !opts.allowGaps) {
-          fail(`block ${block.height} follows stored block ${last.height}: blocks ${last.height + 1n}..${block.height - 1n} are missing (use --allow-gaps to accept)`, offset);
-        }
-        await store.writeBlock(block);
-        last = { height: block.height, time: block.time, chainId: block.chainId };
-        stats.blocksCommitted++;
-        stats.lastBlock = last;
-        opts.onBlock?.(block, snapshotCounts(stats, assembler), offset);
+        if (block) await accept(block, offset);
       }
-      if (signal?.aborted) break;
     }
-  } catch (e) {
-    if (e instanceof SourceError) fail(e.message, e.offset);
-    throw e;
+    await commit();
+  } finally {
+    // Like `for await`, a source left early releases its file, socket or stream.
+    if (!finished && !reading) await batches.return?.();
+    // A commit failed while a read was in flight: the release runs once that read
+    // settles, and a failure of either must not hide the error already thrown.
+    else if (!finished) batches.return?.().catch(() => {});
   }
   return snapshotCounts(stats, assembler);
 }

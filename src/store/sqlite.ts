@@ -366,7 +366,7 @@ class BlockWriter {
   private readonly upsertAdded: Database.Statement;
   private readonly upsertRemoved: Database.Statement;
   private readonly setLastBlock: Database.Statement;
-  readonly write: (block: Block) => void;
+  readonly write: (blocks: readonly Block[]) => void;
 
   constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
     this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')} FROM orders_current WHERE id = ?`).raw(true);
@@ -402,7 +402,9 @@ class BlockWriter {
         'ON CONFLICT (only_row) DO UPDATE SET height = excluded.height, time = excluded.time, chain_id = excluded.chain_id',
     );
     // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of failing mid-block.
-    this.write = db.transaction((block: Block) => this.writeRows(block)).immediate;
+    this.write = db.transaction((blocks: readonly Block[]) => {
+      for (const block of blocks) this.writeRows(block);
+    }).immediate;
   }
 
   private writeRows(block: Block): void {
@@ -546,8 +548,8 @@ export class SqliteStore implements Store {
     return this.lastBlockSync();
   }
 
-  async writeBlock(block: Block): Promise<void> {
-    this.writeBlockSync(block);
+  async writeBlocks(blocks: readonly Block[]): Promise<void> {
+    this.writeBlocksSync(blocks);
   }
 
   async close(): Promise<void> {
@@ -573,9 +575,9 @@ export class SqliteStore implements Store {
     return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id };
   }
 
-  writeBlockSync(block: Block): void {
+  writeBlocksSync(blocks: readonly Block[]): void {
     if (this.writer === undefined) throw new Error('the store was opened read-only');
-    this.writer.write(block);
+    this.writer.write(blocks);
   }
 
   /**

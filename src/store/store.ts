@@ -27,10 +27,11 @@ export interface QueryStore {
 export interface WriteStore {
   lastBlock(): Promise<CommittedBlock | undefined>;
   /**
-   * Stores one block atomically together with its height as the last
-   * committed block. The caller guarantees the block is newer than lastBlock().
+   * Stores consecutive blocks in one transaction, together with the height of
+   * the last as the last committed block: readers see all of them or none.
+   * Each block must be newer than the one before it and than lastBlock().
    */
-  writeBlock(block: Block): Promise<void>;
+  writeBlocks(blocks: readonly Block[]): Promise<void>;
   close(): Promise<void>;
 }
 

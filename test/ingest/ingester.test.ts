@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { IngestError } from '../../src/ingest/errors.js';
 import type { BusEvent } from '../../src/ingest/events.js';
 import { ingest } from '../../src/ingest/ingester.js';
-import type { EventSource } from '../../src/ingest/source.js';
+import { SourceError, type EventSource } from '../../src/ingest/source.js';
 import { CHAIN, blockEvents, blockTime, order } from '../support/events.js';
 import { RecordingStore } from '../support/recording-store.js';
 
@@ -80,4 +80,102 @@ test('a restart drops the open block; the resent block is stored once', async ()
   const stats = await ingest(src, store);
   assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n]);
   assert.equal(stats.blocksAlreadyStored, 1);
+});
+
+test('blocks a source has ready are committed together, up to the group limit', async () => {
+  const heights = Array.from({ length: 25 }, (_, i) => BigInt(i + 1));
+  const grouped = new RecordingStore();
+  await ingest(source(blocks(...heights)), grouped, { commit: { maxBlocks: 10 } });
+  assert.deepEqual(grouped.commits, [10, 10, 5]);
+  assert.deepEqual(grouped.blocks.map((b) => b.height), heights);
+
+  const single = new RecordingStore();
+  await ingest(source(blocks(...heights)), single, { commit: { maxBlocks: 1 } });
+  assert.deepEqual(single.commits, heights.map(() => 1));
+});
+
+/** A source that delivers the given batches, then waits for `release` before ending. */
+function stalling(batches: BusEvent[][]): { source: EventSource; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    release: () => release(),
+    source: {
+      name: 'test://stalling', unit: 'message',
+      async *events() {
+        for (const events of batches) yield { events: events.map((event, offset) => ({ event, offset })) };
+        await released;
+      },
+    },
+  };
+}
+
+test('a block is committed while the source waits, within the commit delay', async () => {
+  const { source: src, release } = stalling([blocks(1n, 2n)]);
+  const store = new RecordingStore();
+  const done = ingest(src, store, { commit: { maxBlocks: 100, maxDelayMs: 20 } });
+  const started = performance.now();
+  while (store.blocks.length < 2 && performance.now() - started < 2000) await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(store.commits, [2], 'both blocks in one commit, made while the source still waits');
+  release();
+  await done;
+  assert.deepEqual(store.commits, [2]);
+});
+
+test('a block is committed within the commit delay even while the source keeps delivering', async () => {
+  const ticks: bigint[] = [];
+  const src: EventSource = {
+    name: 'test://busy', unit: 'message',
+    async *events() {
+      for (let h = 1n; h <= 6n; h++) {
+        await new Promise((r) => setTimeout(r, 15));
+        ticks.push(h);
+        yield { events: blocks(h).map((event, offset) => ({ event, offset })) };
+      }
+    },
+  };
+  const store = new RecordingStore();
+  await ingest(src, store, { commit: { maxBlocks: 100, maxDelayMs: 40 } });
+  assert.deepEqual(store.blocks.map((b) => b.height), ticks);
+  assert.ok(store.commits.length >= 2, `several commits, not one at the end: ${store.commits}`);
+  assert.ok(Math.max(...store.commits) < 6);
+});
+
+test('stopping, at a fault or on request, first commits every complete block read', async () => {
+  const broken: EventSource = {
+    name: 'test://broken', unit: 'byte',
+    async *events() {
+      yield { events: blocks(1n, 2n, 3n).map((event, offset) => ({ event, offset })) };
+      throw new SourceError('record 99 is cut short', 1234);
+    },
+  };
+  const store = new RecordingStore();
+  await assert.rejects(ingest(broken, store, { commit: { maxBlocks: 100, maxDelayMs: 60_000 } }), (e: unknown) =>
+    e instanceof IngestError && /offset 1234/.test(e.message));
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n]);
+
+  const gap = new RecordingStore();
+  await assert.rejects(ingest(source(blocks(1n, 2n, 7n)), gap, { commit: { maxBlocks: 100, maxDelayMs: 60_000 } }), /missing/);
+  assert.deepEqual(gap.blocks.map((b) => b.height), [1n, 2n]);
+
+  const controller = new AbortController();
+  let released = false;
+  const stoppable: EventSource = {
+    name: 'test://stoppable', unit: 'message',
+    async *events() {
+      try {
+        yield { events: blocks(1n).map((event, offset) => ({ event, offset })) };
+        controller.abort();
+        yield { events: blocks(2n).map((event, offset) => ({ event, offset })) };
+        yield { events: blocks(3n).map((event, offset) => ({ event, offset })) };
+      } finally {
+        released = true;
+      }
+    },
+  };
+  const aborted = new RecordingStore();
+  await ingest(stoppable, aborted, { commit: { maxBlocks: 100, maxDelayMs: 60_000 } }, controller.signal);
+  assert.deepEqual(aborted.blocks.map((b) => b.height), [1n, 2n]);
+  assert.deepEqual(aborted.commits, [2]);
+  assert.ok(released, 'the source was released');
 });

@@ -41,10 +41,10 @@ before(async () => {
         createdAt: T0 + BigInt(n),
       }));
     }
-    await store.writeBlock(block(h, {
+    await store.writeBlocks([block(h, {
       orders,
       signersAdded: [{ signatureId: hex(h), validatorId: hex(0xc0 + (h % 4)), timestamp: T0 + BigInt(h), newSigner: 'n', submitter: '0xs', nonce: '1', epochSeq: BigInt(h % 5) }],
-    }));
+    })]);
   }
 });
 after(() => store?.close());

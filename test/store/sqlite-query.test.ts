@@ -86,7 +86,7 @@ let store: SqliteStore;
 before(async () => {
   const { path } = tempDatabase({ after });
   store = openSqliteStore({ path });
-  for (const b of blocks) await store.writeBlock(b);
+  for (const b of blocks) await store.writeBlocks([b]);
 });
 after(() => store?.close());
 

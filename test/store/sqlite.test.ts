@@ -18,10 +18,10 @@ function inspect(path: string): Database.Database {
 
 test('the last event of an order within a block wins, and history keeps one row per order per block', async (t) => {
   const { store, path } = tempStore(t);
-  await store.writeBlock(block(1, {
+  await store.writeBlocks([block(1, {
     orders: [order(1), order(2), order(1, { remaining: 7n, version: 2n }), order(1, { remaining: 4n, version: 3n })],
-  }));
-  await store.writeBlock(block(2, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] }));
+  })]);
+  await store.writeBlocks([block(2, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] })]);
 
   const page = await store.listOrders({}, FIRST_100);
   const nodes = page.rows.map((r) => JSON.parse(r.json) as Record<string, unknown>);
@@ -44,8 +44,8 @@ test('the last event of an order within a block wins, and history keeps one row 
 
 test('two blocks with the same time keep the later state of an order in history', async (t) => {
   const { store, path } = tempStore(t);
-  await store.writeBlock(block(1, { orders: [order(1)] }));
-  await store.writeBlock({ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) });
+  await store.writeBlocks([block(1, { orders: [order(1)] })]);
+  await store.writeBlocks([{ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) }]);
   const db = inspect(path);
   t.after(() => db.close());
   assert.deepEqual(db.prepare('SELECT id, remaining FROM orders_history').raw(true).all(), [[hex(1), 2n]]);
@@ -53,15 +53,15 @@ test('two blocks with the same time keep the later state of an order in history'
 
 test('every kind of change to an order reaches the current state, and the planner counts follow', async (t) => {
   const { store, path } = tempStore(t);
-  await store.writeBlock(block(1, { orders: [order(1), order(2), order(3)] }));
+  await store.writeBlocks([block(1, { orders: [order(1), order(2), order(3)] })]);
   // A fill (no indexed column changes), a status change, and a change of lifelong columns.
-  await store.writeBlock(block(2, {
+  await store.writeBlocks([block(2, {
     orders: [
       order(1, { remaining: 3n }),
       order(2, { status: STATUS.CANCELLED }),
       order(3, { marketId: hex(77), partyId: hex(88), type: TYPE.NETWORK, reference: 'moved', createdAt: 5n }),
     ],
-  }));
+  })]);
   const db = inspect(path);
   t.after(() => db.close());
   const rows = db.prepare('SELECT id, remaining, status, live, market_id, party_id, type, reference, created_at FROM orders_current ORDER BY id').raw(true).all();
@@ -89,10 +89,10 @@ test('lastBlock is stored with the block, survives reopening, and a block not ne
   const { path } = tempDatabase(t);
   const store = openSqliteStore({ path });
   assert.equal(await store.lastBlock(), undefined);
-  await store.writeBlock(block(5, { orders: [order(1)], chainId: 'chain-a' }));
+  await store.writeBlocks([block(5, { orders: [order(1)], chainId: 'chain-a' })]);
   assert.deepEqual(await store.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a' });
-  await assert.rejects(store.writeBlock(block(5, { orders: [order(2)] })), /not newer/);
-  await assert.rejects(store.writeBlock(block(4, { orders: [order(3)] })), /not newer/);
+  await assert.rejects(store.writeBlocks([block(5, { orders: [order(2)] })]), /not newer/);
+  await assert.rejects(store.writeBlocks([block(4, { orders: [order(3)] })]), /not newer/);
   await store.close();
 
   const reopened = openSqliteStore({ path });
@@ -104,32 +104,64 @@ test('lastBlock is stored with the block, survives reopening, and a block not ne
 
 test('a block that fails half way is rolled back: none of its rows and not its height are stored', async (t) => {
   const { store } = tempStore(t);
-  await store.writeBlock(block(1, { orders: [order(1)] }));
+  await store.writeBlocks([block(1, { orders: [order(1)] })]);
   // createdAt beyond int64 cannot be bound: the failure comes after the first order was written.
   const bad = block(2, {
     orders: [order(2), order(3, { createdAt: 1n << 64n })],
     signersAdded: [{ signatureId: 'ab', validatorId: 'cd', timestamp: 1n, newSigner: 'n', submitter: 's', nonce: '1', epochSeq: 1n }],
   });
-  await assert.rejects(store.writeBlock(bad));
+  await assert.rejects(store.writeBlocks([bad]));
   assert.equal((await store.lastBlock())?.height, 1n);
   assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
   assert.equal((await store.listBundles({}, FIRST_100)).rows.length, 0);
   assert.equal(store.orderStats().total, 1, 'counts rolled back too');
   // The same height can then be written properly.
-  await store.writeBlock(block(2, { orders: [order(2)] }));
+  await store.writeBlocks([block(2, { orders: [order(2)] })]);
   assert.equal((await store.lastBlock())?.height, 2n);
+});
+
+test('blocks written together are one transaction: a failing block takes the whole group back', async (t) => {
+  const { store } = tempStore(t);
+  await store.writeBlocks([block(1, { orders: [order(1)] })]);
+  const bad = block(4, { orders: [order(4, { createdAt: 1n << 64n })] });
+  await assert.rejects(store.writeBlocks([block(2, { orders: [order(2)] }), block(3, { orders: [order(3)] }), bad]));
+  assert.equal((await store.lastBlock())?.height, 1n);
+  assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
+  // Out of order within a group is refused as well.
+  await assert.rejects(store.writeBlocks([block(3, { orders: [order(3)] }), block(2, { orders: [order(2)] })]), /not newer/);
+  assert.equal((await store.lastBlock())?.height, 1n);
+});
+
+test('a group of blocks keeps each block\'s history and ends at its last block', async (t) => {
+  const { store, path } = tempStore(t);
+  await store.writeBlocks([
+    block(1, { orders: [order(1)] }),
+    block(2, { orders: [order(1, { remaining: 6n, version: 2n }), order(2)] }),
+    block(3, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] }),
+  ]);
+  assert.deepEqual(await store.lastBlock(), { height: 3n, time: blockTime(3n), chainId: block(3).chainId });
+  const db = inspect(path);
+  t.after(() => db.close());
+  assert.deepEqual(db.prepare('SELECT id, vega_time, remaining FROM orders_history ORDER BY id, vega_time').raw(true).all(), [
+    [hex(1), blockTime(1n), 10n],
+    [hex(1), blockTime(2n), 6n],
+    [hex(1), blockTime(3n), 0n],
+    [hex(2), blockTime(2n), 10n],
+  ]);
+  assert.equal(store.orderStats().count('status', STATUS.FILLED), 1);
+  assert.equal(store.orderStats().count('status', STATUS.ACTIVE), 1);
 });
 
 test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, block heights', async (t) => {
   const { store, path } = tempStore(t);
   const max64 = (1n << 64n) - 1n;
   const big = (1n << 62n) + 1n;
-  await store.writeBlock(block(1, {
+  await store.writeBlocks([block(1, {
     orders: [order(1, {
       size: max64, remaining: 1n << 63n, version: big, batchId: max64, createdAt: big, expiresAt: -big, updatedAt: big + 2n,
       icebergOrder: { peakSize: max64, minimumVisibleSize: big, reservedRemaining: 1n << 63n },
     })],
-  }));
+  })]);
   const node = JSON.parse((await store.listOrders({}, FIRST_100)).rows[0]!.json) as Record<string, unknown>;
   assert.equal(node.size, String(max64));
   assert.equal(node.remaining, String(1n << 63n));
@@ -142,7 +174,7 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, bloc
   const page = await store.listOrders({ dateRange: { start: big, end: big + 1n } }, FIRST_100);
   assert.deepEqual(page.rows.map((r) => r.key), [{ createdAt: big, id: hex(1) }], 'key read back as an exact bigint');
 
-  await store.writeBlock({ ...block(2), height: max64 });
+  await store.writeBlocks([{ ...block(2), height: max64 }]);
   assert.equal((await store.lastBlock())?.height, max64);
   await store.close();
   const db = inspect(path);
@@ -154,14 +186,14 @@ test('a read-only store reads what a writer commits, and refuses to write', asyn
   const { path } = tempDatabase(t);
   const writer = openSqliteStore({ path });
   t.after(() => writer.close());
-  await writer.writeBlock(block(1, { orders: [order(1)] }));
+  await writer.writeBlocks([block(1, { orders: [order(1)] })]);
   const reader = openSqliteStore({ path, readonly: true });
   t.after(() => reader.close());
   assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 1);
-  await writer.writeBlock(block(2, { orders: [order(2)] }));
+  await writer.writeBlocks([block(2, { orders: [order(2)] })]);
   assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 2, 'sees the later commit');
   assert.equal((await reader.lastBlock())?.height, 2n);
-  await assert.rejects(reader.writeBlock(block(3)), /read-only/);
+  await assert.rejects(reader.writeBlocks([block(3)]), /read-only/);
 });
 
 test('read-only opening needs an existing file at the current schema version', async (t) => {
@@ -180,7 +212,7 @@ test('read-only opening needs an existing file at the current schema version', a
 test('migrations: a new file is at the latest version, reopening changes nothing, a newer file is refused', async (t) => {
   const { path } = tempDatabase(t);
   const store = openSqliteStore({ path });
-  await store.writeBlock(block(1, { orders: [order(1)] }));
+  await store.writeBlocks([block(1, { orders: [order(1)] })]);
   await store.close();
   const db = new Database(path);
   assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
@@ -204,19 +236,19 @@ test('migrations: a new file is at the latest version, reopening changes nothing
 test('signer events are keyed by signature id, node signatures by (resource, bytes)', async (t) => {
   const { store, path } = tempStore(t);
   const added = { signatureId: 'AA01', validatorId: 'V1', timestamp: 10n, newSigner: '0xNew', submitter: '0xSub', nonce: '7', epochSeq: 3n };
-  await store.writeBlock(block(1, {
+  await store.writeBlocks([block(1, {
     signersAdded: [added],
     nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'AA01', sig: new Uint8Array([2]), kind: 3 }],
     signersRemoved: [{
       signatureSubmitters: [{ signatureId: 'R1', submitter: '0xA' }, { signatureId: 'R2', submitter: '0xB' }],
       validatorId: 'V1', timestamp: 11n, oldSigner: '0xOld', nonce: '8', epochSeq: 4n,
     }],
-  }));
+  })]);
   // The same bundle again (replaced), and the same signature again (kept once).
-  await store.writeBlock(block(2, {
+  await store.writeBlocks([block(2, {
     signersAdded: [{ ...added, nonce: '9' }],
     nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'aa01', sig: new Uint8Array([1]), kind: 3 }],
-  }));
+  })]);
   const page = await store.listBundles({}, FIRST_100);
   assert.equal(page.rows.length, 1);
   assert.deepEqual(page.rows[0]!.key, { timestamp: 10n, signatureId: 'aa01' });

@@ -8,9 +8,13 @@ export class RecordingStore implements WriteStore {
   async lastBlock() {
     return this.last;
   }
-  async writeBlock(block: Block) {
-    this.blocks.push(block);
-    this.last = { height: block.height, time: block.time, chainId: block.chainId };
+  readonly commits: number[] = [];
+  async writeBlocks(blocks: readonly Block[]) {
+    for (const block of blocks) {
+      this.blocks.push(block);
+      this.last = { height: block.height, time: block.time, chainId: block.chainId };
+    }
+    this.commits.push(blocks.length);
   }
   async close() {}
 }

@@ -108,7 +108,7 @@ export async function ingest(
       let result: IteratorResult<SourceBatch> | typeof TIMED_OUT;
       try {
         // Blocks waiting to be committed do not wait on a source that has nothing ready.
-        result = group.size > 0 ? await within(next, group.dueInMs()) : await next;
+        result = group.size > 0 ? await within(next, group.patienceMs()) : await next;
         if (result === TIMED_OUT) {
           await commit();
           result = await next;

@@ -110,10 +110,10 @@ function stalling(batches: BusEvent[][]): { source: EventSource; release: () => 
   };
 }
 
-test('a block is committed while the source waits, within the commit delay', async () => {
+test('blocks are committed as soon as the source is idle', async () => {
   const { source: src, release } = stalling([blocks(1n, 2n)]);
   const store = new RecordingStore();
-  const done = ingest(src, store, { commit: { maxBlocks: 100, maxDelayMs: 20 } });
+  const done = ingest(src, store, { commit: { maxBlocks: 100, idleMs: 10, maxDelayMs: 60_000 } });
   const started = performance.now();
   while (store.blocks.length < 2 && performance.now() - started < 2000) await new Promise((r) => setTimeout(r, 5));
   assert.deepEqual(store.commits, [2], 'both blocks in one commit, made while the source still waits');
@@ -135,7 +135,7 @@ test('a block is committed within the commit delay even while the source keeps d
     },
   };
   const store = new RecordingStore();
-  await ingest(src, store, { commit: { maxBlocks: 100, maxDelayMs: 40 } });
+  await ingest(src, store, { commit: { maxBlocks: 100, idleMs: 60_000, maxDelayMs: 40 } });
   assert.deepEqual(store.blocks.map((b) => b.height), ticks);
   assert.ok(store.commits.length >= 2, `several commits, not one at the end: ${store.commits}`);
   assert.ok(Math.max(...store.commits) < 6);
@@ -150,12 +150,12 @@ test('stopping, at a fault or on request, first commits every complete block rea
     },
   };
   const store = new RecordingStore();
-  await assert.rejects(ingest(broken, store, { commit: { maxBlocks: 100, maxDelayMs: 60_000 } }), (e: unknown) =>
+  await assert.rejects(ingest(broken, store, { commit: { maxBlocks: 100, idleMs: 60_000, maxDelayMs: 60_000 } }), (e: unknown) =>
     e instanceof IngestError && /offset 1234/.test(e.message));
   assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n]);
 
   const gap = new RecordingStore();
-  await assert.rejects(ingest(source(blocks(1n, 2n, 7n)), gap, { commit: { maxBlocks: 100, maxDelayMs: 60_000 } }), /missing/);
+  await assert.rejects(ingest(source(blocks(1n, 2n, 7n)), gap, { commit: { maxBlocks: 100, idleMs: 60_000, maxDelayMs: 60_000 } }), /missing/);
   assert.deepEqual(gap.blocks.map((b) => b.height), [1n, 2n]);
 
   const controller = new AbortController();
@@ -174,7 +174,7 @@ test('stopping, at a fault or on request, first commits every complete block rea
     },
   };
   const aborted = new RecordingStore();
-  await ingest(stoppable, aborted, { commit: { maxBlocks: 100, maxDelayMs: 60_000 } }, controller.signal);
+  await ingest(stoppable, aborted, { commit: { maxBlocks: 100, idleMs: 60_000, maxDelayMs: 60_000 } }, controller.signal);
   assert.deepEqual(aborted.blocks.map((b) => b.height), [1n, 2n]);
   assert.deepEqual(aborted.commits, [2]);
   assert.ok(released, 'the source was released');

@@ -26,8 +26,10 @@ export interface CommitLimits {
  * 50, 200, 500 and 1,000 blocks a transaction stored 50k, 65k, 70k and 72k
  * orders/s. A block caught up on is visible within ~maxDelayMs plus the time
  * to write its group; a live block within idleMs plus the time to write it.
+ * idleMs must exceed the time a source takes to decode one read (a 1 MiB file
+ * chunk: ~10 ms), or catching up would commit after every read.
  */
-export const DEFAULT_COMMIT_LIMITS: CommitLimits = { maxBlocks: 500, maxRows: 50_000, idleMs: 5, maxDelayMs: 250 };
+export const DEFAULT_COMMIT_LIMITS: CommitLimits = { maxBlocks: 500, maxRows: 50_000, idleMs: 25, maxDelayMs: 250 };
 
 /** One commit's worth of completed blocks, each with the source position of its end. */
 export class CommitGroup {

@@ -22,9 +22,11 @@ export interface CommitLimits {
 }
 
 /**
- * From `npm run bench:ingest` and store-only runs over its 10,000 blocks:
- * 50, 200, 500 and 1,000 blocks a transaction stored 50k, 65k, 70k and 72k
- * orders/s. A block caught up on is visible within ~maxDelayMs plus the time
+ * `npm run bench:ingest` shows grouping against a commit per block. The sizes
+ * come from a one-off sweep writing its 10,000 blocks straight into the store,
+ * one run: 50, 200, 500 and 1,000 blocks a transaction stored 50k, 65k, 70k
+ * and 72k orders/s; 50,000 rows (~440 of its blocks) bound the memory held.
+ * A block caught up on is visible within ~maxDelayMs plus the time
  * to write its group; a live block within idleMs plus the time to write it.
  * idleMs must exceed the time a source takes to decode one read (a 1 MiB file
  * chunk: ~10 ms), or catching up would commit after every read.

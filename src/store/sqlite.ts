@@ -411,6 +411,7 @@ class BlockWriter {
    * an order's changes move is moved once per group, not once per block.
    */
   private writeGroup(blocks: readonly Block[]): void {
+    if (blocks.length === 0) return;
     let last = this.lastBlock();
     // Order id -> its row as of the last block of the group that changed it.
     const current = new Map<string, SqlValue[]>();

@@ -12,11 +12,16 @@ export interface Block {
   hash: string;
   chainId: string;
   orders: Order[];
+  /**
+   * The protobuf Order message of each of `orders`, at the same index: the
+   * order history keeps every state as the network encoded it.
+   */
+  orderMessages: Uint8Array[];
   nodeSignatures: NodeSignature[];
   signersAdded: SignerAdded[];
   signersRemoved: SignerRemoved[];
 }
 
 export function emptyBlock(height: bigint, time: bigint, hash: string, chainId: string): Block {
-  return { height, time, hash, chainId, orders: [], nodeSignatures: [], signersAdded: [], signersRemoved: [] };
+  return { height, time, hash, chainId, orders: [], orderMessages: [], nodeSignatures: [], signersAdded: [], signersRemoved: [] };
 }

@@ -73,5 +73,10 @@ export function isLive(o: Pick<Order, 'status' | 'type' | 'timeInForce'>): boole
   );
 }
 
+/** Order ids are 32 bytes written as 64 hex digits; the store keys orders by those bytes. */
+export function isOrderId(id: string): boolean {
+  return id.length === 64 && /^[0-9a-fA-F]{64}$/.test(id);
+}
+
 /** The party id of the network itself, valid wherever a party id is. */
 export const NETWORK_PARTY = 'network';

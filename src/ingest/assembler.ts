@@ -1,4 +1,5 @@
 import { emptyBlock, type Block } from '../domain/block.js';
+import { encodeOrder } from '../wire/order-message.js';
 import type { BusEvent } from './events.js';
 
 /** A BusEvent stream that breaks the block rules; the caller adds the position. */
@@ -61,6 +62,7 @@ export class BlockAssembler {
         return toBlock(block);
       case 'order':
         block.orders.push(e.order);
+        block.orderMessages.push(e.encoded ?? encodeOrder(e.order));
         return undefined;
       case 'nodeSignature':
         block.nodeSignatures.push(e.nodeSignature);

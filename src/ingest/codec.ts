@@ -2,41 +2,13 @@
  * BusEvent protobuf <-> the event types of ./events.ts, using protobufjs over
  * our own schema subset (proto/events.proto).
  */
-import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
 import type { BusEvent, EventBody } from './events.js';
 import { BusEventType } from './event-types.js';
+import { isOrderId, type Order } from '../domain/order.js';
+import {
+  BusEventMessage, big, encodeOrder, orderFromRaw, orderMessageOf, rawFromOrder, s64, type Int64, type RawOrder,
+} from '../wire/order-message.js';
 
-const protoPath = fileURLToPath(new URL('../../../proto/events.proto', import.meta.url));
-const root = protobuf.loadSync(protoPath);
-const BusEventMessage = root.lookupType('ledgerquery.BusEvent');
-
-interface LongBits {
-  low: number;
-  high: number;
-  unsigned: boolean;
-}
-type Int64 = LongBits | number | string | null | undefined;
-
-/** protobufjs hands 64-bit fields over as Long (or 0 when unset); we want exact bigints. */
-function big(v: Int64, unsigned: boolean): bigint {
-  if (v === null || v === undefined) return 0n;
-  if (typeof v === 'number' || typeof v === 'string') return BigInt(v);
-  const high = unsigned ? v.high >>> 0 : v.high;
-  // Below 2^53 in magnitude (nearly every value) one double holds it exactly: one conversion, not four.
-  if (high < 0x200000 && high >= -0x200000) return BigInt(high * 0x100000000 + (v.low >>> 0));
-  return (BigInt(high) << 32n) + BigInt(v.low >>> 0);
-}
-
-/** Shape of the decoded protobufjs message; only the fields we read. */
-interface RawOrder {
-  id: string; marketId: string; partyId: string; side: number; price: string;
-  size: Int64; remaining: Int64; timeInForce: number; type: number; createdAt: Int64;
-  status: number; expiresAt: Int64; reference: string; reason?: number; updatedAt: Int64;
-  version: Int64; batchId: Int64; peggedOrder: { reference: number; offset: string } | null;
-  liquidityProvisionId: string; postOnly: boolean; reduceOnly: boolean;
-  icebergOrder: { peakSize: Int64; minimumVisibleSize: Int64; reservedRemaining: Int64 } | null;
-}
 interface RawEvent {
   id: string; block: string; type: number; chainId: string;
   event?: string;
@@ -63,7 +35,13 @@ export function parseEpochSeq(s: string): bigint {
   return BigInt(s);
 }
 
-function body(m: RawEvent): EventBody {
+/** The store keys orders by their id's bytes: an order whose id has none is refused, as the original refuses it. */
+export function checkedOrder(order: Order): Order {
+  if (!isOrderId(order.id)) throw new DecodeError(`order id ${JSON.stringify(order.id)} is not 64 hex digits`);
+  return order;
+}
+
+function body(m: RawEvent, bytes: Uint8Array): EventBody {
   switch (m.event) {
     case 'beginBlock': {
       const b = m.beginBlock!;
@@ -74,26 +52,8 @@ function body(m: RawEvent): EventBody {
     case 'timeUpdate':
       return { kind: 'timeUpdate', timestamp: big(m.timeUpdate!.timestamp, false) };
     case 'order': {
-      const o = m.order!;
-      const order: import('../domain/order.js').Order = {
-        id: o.id, marketId: o.marketId, partyId: o.partyId, side: o.side, price: o.price,
-        size: big(o.size, true), remaining: big(o.remaining, true), timeInForce: o.timeInForce,
-        type: o.type, createdAt: big(o.createdAt, false), status: o.status,
-        expiresAt: big(o.expiresAt, false), reference: o.reference,
-        updatedAt: big(o.updatedAt, false), version: big(o.version, true),
-        batchId: big(o.batchId, true), liquidityProvisionId: o.liquidityProvisionId,
-        postOnly: o.postOnly, reduceOnly: o.reduceOnly,
-      };
-      if (Object.prototype.hasOwnProperty.call(o, 'reason')) order.reason = o.reason!;
-      if (o.peggedOrder) order.peggedOrder = { reference: o.peggedOrder.reference, offset: o.peggedOrder.offset };
-      if (o.icebergOrder) {
-        order.icebergOrder = {
-          peakSize: big(o.icebergOrder.peakSize, true),
-          minimumVisibleSize: big(o.icebergOrder.minimumVisibleSize, true),
-          reservedRemaining: big(o.icebergOrder.reservedRemaining, true),
-        };
-      }
-      return { kind: 'order', order };
+      const order = checkedOrder(orderFromRaw(m.order!));
+      return { kind: 'order', order, encoded: orderMessageOf(bytes) ?? encodeOrder(order) };
     }
     case 'nodeSignature': {
       const s = m.nodeSignature!;
@@ -133,7 +93,7 @@ export function decodeBusEvent(bytes: Uint8Array): BusEvent {
   } catch (e) {
     throw new DecodeError(`not a BusEvent: ${(e as Error).message}`);
   }
-  const event = body(m) as BusEvent;
+  const event = body(m, bytes) as BusEvent;
   event.id = m.id;
   event.block = m.block;
   event.type = m.type;
@@ -156,16 +116,6 @@ export function busEventTypeOf(kind: EventBody['kind']): number {
   return kind === 'other' ? 0 : typeOfKind[kind];
 }
 
-/**
- * 64-bit values go to protobufjs as Long-shaped bits: handing it decimal
- * strings costs a Long.fromString per field, which dominated encoding.
- */
-const s64 = (v: bigint): LongBits => ({
-  low: Number(BigInt.asIntN(32, v)),
-  high: Number(BigInt.asIntN(32, v >> 32n)),
-  unsigned: false,
-});
-
 /** Encodes an event the way the network's core does (used by the simulator and tests). */
 export function encodeBusEvent(e: BusEvent): Uint8Array {
   const msg: Record<string, unknown> = { id: e.id, block: e.block, type: e.type, chainId: e.chainId };
@@ -179,21 +129,9 @@ export function encodeBusEvent(e: BusEvent): Uint8Array {
     case 'timeUpdate':
       msg.timeUpdate = { timestamp: s64(e.timestamp) };
       break;
-    case 'order': {
-      const o = e.order;
-      msg.order = {
-        ...o,
-        size: s64(o.size), remaining: s64(o.remaining), createdAt: s64(o.createdAt),
-        expiresAt: s64(o.expiresAt), updatedAt: s64(o.updatedAt), version: s64(o.version),
-        batchId: s64(o.batchId),
-        icebergOrder: o.icebergOrder && {
-          peakSize: s64(o.icebergOrder.peakSize),
-          minimumVisibleSize: s64(o.icebergOrder.minimumVisibleSize),
-          reservedRemaining: s64(o.icebergOrder.reservedRemaining),
-        },
-      };
+    case 'order':
+      msg.order = rawFromOrder(e.order);
       break;
-    }
     case 'nodeSignature':
       msg.nodeSignature = e.nodeSignature;
       break;

@@ -18,7 +18,8 @@ export type EventBody =
   | { kind: 'beginBlock'; height: bigint; timestamp: bigint; hash: string }
   | { kind: 'endBlock'; height: bigint }
   | { kind: 'timeUpdate'; timestamp: bigint }
-  | { kind: 'order'; order: Order }
+  /** encoded: the Order message as the source carried it, when it carried one (protobuf sources). */
+  | { kind: 'order'; order: Order; encoded?: Uint8Array }
   | { kind: 'nodeSignature'; nodeSignature: NodeSignature }
   | { kind: 'signerAdded'; signerAdded: SignerAdded }
   | { kind: 'signerRemoved'; signerRemoved: SignerRemoved }

@@ -11,7 +11,7 @@ import {
   enumName, parseEnum, type EnumTable,
 } from '../domain/enums.js';
 import type { Order } from '../domain/order.js';
-import { DecodeError, busEventTypeOf, parseEpochSeq } from './codec.js';
+import { DecodeError, busEventTypeOf, checkedOrder, parseEpochSeq } from './codec.js';
 import type { BusEvent, EventBody } from './events.js';
 
 type Json = Record<string, unknown>;
@@ -137,7 +137,7 @@ const bodies: [string, (f: Fields) => EventBody][] = [
   ['beginBlock', (f) => ({ kind: 'beginBlock', height: f.int64('height', true), timestamp: f.int64('timestamp'), hash: f.str('hash') })],
   ['endBlock', (f) => ({ kind: 'endBlock', height: f.int64('height', true) })],
   ['timeUpdate', (f) => ({ kind: 'timeUpdate', timestamp: f.int64('timestamp') })],
-  ['order', (f) => ({ kind: 'order', order: order(f) })],
+  ['order', (f) => ({ kind: 'order', order: checkedOrder(order(f)) })],
   ['nodeSignature', (f) => ({ kind: 'nodeSignature', nodeSignature: nodeSignature(f) })],
   ['erc20MultisigSignerAdded', (f) => ({ kind: 'signerAdded', signerAdded: signerAdded(f) })],
   ['erc20MultisigSignerRemoved', (f) => ({ kind: 'signerRemoved', signerRemoved: signerRemoved(f) })],

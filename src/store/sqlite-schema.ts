@@ -4,11 +4,14 @@
  * newer, each migration in its own transaction together with the version bump.
  */
 import type Database from 'better-sqlite3';
+import type { Order } from '../domain/order.js';
+import { encodeOrder } from '../wire/order-message.js';
 
 export interface Migration {
   version: number;
   description: string;
-  sql: string;
+  /** SQL, or a step that needs more than SQL; it runs inside the migration's transaction. */
+  up: string | ((db: Database.Database) => void);
 }
 
 /**
@@ -16,6 +19,7 @@ export interface Migration {
  * unsigned values are ANY: an INTEGER when they fit in a signed 64-bit
  * integer, else their decimal text, so that no value is ever rounded.
  * Nullable columns are the optional parts of an order: NULL = absent, not zero.
+ * Migrations already released use it as it is: never edit it, add a migration.
  */
 const ORDER_COLUMNS = `
   id TEXT NOT NULL,
@@ -50,7 +54,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'orders (current and history), multisig signer bundles, node signatures, last block',
-    sql: `
+    up: `
       CREATE TABLE last_block (
         only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
         height ANY NOT NULL,
@@ -128,7 +132,111 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID, STRICT;
     `,
   },
+  {
+    version: 2,
+    description: 'orders indexed by id bytes and interned party and market numbers; history keeps Order messages',
+    up: compactOrderKeys,
+  },
 ];
+
+/**
+ * Index entries of orders shrink from about 145 bytes to 50: every index ends
+ * in the order id, now its 32 bytes rather than 64 hex characters (byte order
+ * is the order of lowercase hex, so listings do not change), and parties and
+ * markets are indexed by a number. The rows keep the hex text that responses
+ * print. History rows become (block time, id bytes, Order message): one value
+ * to bind instead of 27. Ingesting wrote a third of the pages it did before.
+ */
+function compactOrderKeys(db: Database.Database): void {
+  const bad = db.prepare(`SELECT id FROM orders_current WHERE length(id) <> 64 OR unhex(id) IS NULL LIMIT 1`).pluck().get();
+  if (bad !== undefined) throw new Error(`cannot migrate: order id ${JSON.stringify(bad)} is not 64 hex digits`);
+  db.exec(`
+    CREATE TABLE parties (no INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE) STRICT;
+    CREATE TABLE markets (no INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE) STRICT;
+    INSERT INTO parties (id) SELECT DISTINCT party_id FROM orders_current;
+    INSERT INTO markets (id) SELECT DISTINCT market_id FROM orders_current;
+
+    CREATE TABLE orders_current_v2 (
+      ${ORDER_COLUMNS},
+      -- The id's 32 bytes: the key every index ends in.
+      id_bytes BLOB NOT NULL,
+      party_no INTEGER NOT NULL REFERENCES parties (no),
+      market_no INTEGER NOT NULL REFERENCES markets (no)
+    ) STRICT;
+    INSERT INTO orders_current_v2
+      SELECT o.*, unhex(o.id), p.no, m.no
+      FROM orders_current AS o JOIN parties AS p ON p.id = o.party_id JOIN markets AS m ON m.id = o.market_id;
+    DROP TABLE orders_current;
+    ALTER TABLE orders_current_v2 RENAME TO orders_current;
+    CREATE UNIQUE INDEX orders_current_id ON orders_current (id_bytes);
+    -- Every index ends in the listing key (created_at, id_bytes) so that each
+    -- filter is an ordered range scan in both directions.
+    CREATE INDEX orders_by_time ON orders_current (created_at, id_bytes);
+    -- Most orders carry no reference; filtering on the empty one is no lookup by reference.
+    CREATE INDEX orders_by_reference ON orders_current (reference, created_at, id_bytes) WHERE reference <> '';
+    CREATE INDEX orders_by_party ON orders_current (party_no, created_at, id_bytes);
+    CREATE INDEX orders_by_market ON orders_current (market_no, created_at, id_bytes);
+    CREATE INDEX orders_by_status ON orders_current (status, created_at, id_bytes);
+    CREATE INDEX orders_by_type ON orders_current (type, created_at, id_bytes);
+    CREATE INDEX orders_by_time_in_force ON orders_current (time_in_force, created_at, id_bytes);
+    -- Live orders are few next to all the orders ever placed: partial indexes stay small.
+    CREATE INDEX orders_live_by_time ON orders_current (created_at, id_bytes) WHERE live = 1;
+    CREATE INDEX orders_live_by_party ON orders_current (party_no, created_at, id_bytes) WHERE live = 1;
+    CREATE INDEX orders_live_by_market ON orders_current (market_no, created_at, id_bytes) WHERE live = 1;
+
+    -- Each state of each order, as the network's Order message, once per block
+    -- it changed in. Keyed by block time first: every block appends at the end.
+    CREATE TABLE orders_history_v2 (
+      vega_time INTEGER NOT NULL,
+      id_bytes BLOB NOT NULL,
+      message BLOB NOT NULL,
+      PRIMARY KEY (vega_time, id_bytes)
+    ) WITHOUT ROWID, STRICT;
+  `);
+  const insert = db.prepare('INSERT INTO orders_history_v2 (vega_time, id_bytes, message) VALUES (?, unhex(?), ?)');
+  // In slices along the key: a connection cannot write while it iterates a query.
+  const slice = db.prepare('SELECT * FROM orders_history WHERE (vega_time, id) > (?, ?) ORDER BY vega_time, id LIMIT 10000');
+  for (let after: [bigint, string] = [-(1n << 63n), ''], rows: V1OrderRow[]; ; after = [rows.at(-1)!.vega_time, rows.at(-1)!.id]) {
+    rows = slice.all(...after) as V1OrderRow[];
+    if (rows.length === 0) break;
+    for (const row of rows) insert.run(row.vega_time, row.id, encodeOrder(orderOfV1Row(row)));
+  }
+  db.exec(`
+    DROP TABLE orders_history;
+    ALTER TABLE orders_history_v2 RENAME TO orders_history;
+  `);
+}
+
+/** A row of ORDER_COLUMNS as version 1 stored it. */
+interface V1OrderRow {
+  id: string; market_id: string; party_id: string; side: bigint; price: string; size: bigint | string;
+  remaining: bigint | string; time_in_force: bigint; type: bigint; created_at: bigint; status: bigint;
+  expires_at: bigint; reference: string; reason: bigint | null; updated_at: bigint; version: bigint | string;
+  batch_id: bigint | string; pegged_reference: bigint | null; pegged_offset: string | null; lp_id: string;
+  post_only: bigint; reduce_only: bigint; iceberg_peak_size: bigint | string | null;
+  iceberg_minimum_visible_size: bigint | string | null; iceberg_reserved_remaining: bigint | string | null;
+  vega_time: bigint;
+}
+
+function orderOfV1Row(r: V1OrderRow): Order {
+  const order: Order = {
+    id: r.id, marketId: r.market_id, partyId: r.party_id, side: Number(r.side), price: r.price,
+    size: BigInt(r.size), remaining: BigInt(r.remaining), timeInForce: Number(r.time_in_force), type: Number(r.type),
+    createdAt: r.created_at, status: Number(r.status), expiresAt: r.expires_at, reference: r.reference,
+    updatedAt: r.updated_at, version: BigInt(r.version), batchId: BigInt(r.batch_id), liquidityProvisionId: r.lp_id,
+    postOnly: r.post_only !== 0n, reduceOnly: r.reduce_only !== 0n,
+  };
+  if (r.reason !== null) order.reason = Number(r.reason);
+  if (r.pegged_reference !== null) order.peggedOrder = { reference: Number(r.pegged_reference), offset: r.pegged_offset ?? '' };
+  if (r.iceberg_peak_size !== null) {
+    order.icebergOrder = {
+      peakSize: BigInt(r.iceberg_peak_size),
+      minimumVisibleSize: BigInt(r.iceberg_minimum_visible_size ?? 0),
+      reservedRemaining: BigInt(r.iceberg_reserved_remaining ?? 0),
+    };
+  }
+  return order;
+}
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
@@ -151,7 +259,8 @@ export function migrate(db: Database.Database): { from: number; to: number } {
     db.transaction(() => {
       // Another connection may have migrated while this one waited for the write lock.
       if (schemaVersion(db) >= m.version) return;
-      db.exec(m.sql);
+      if (typeof m.up === 'string') db.exec(m.up);
+      else m.up(db);
       // PRAGMA takes no bound parameters; the version is a number from our own list.
       db.pragma(`user_version = ${m.version}`);
     }).immediate();

@@ -58,13 +58,18 @@ const ORDER_INDEX = {
   timeInForce: 'orders_by_time_in_force',
 } as const satisfies Record<OrderPathName, string>;
 
-const ORDER_COLUMN = {
-  reference: 'reference',
-  partyId: 'party_id',
-  marketId: 'market_id',
-  status: 'status',
-  type: 'type',
-  timeInForce: 'time_in_force',
+/**
+ * The condition that pins an index's leading column to one value (bound to the
+ * ?). Indexes hold parties and markets by their interned number; an id never
+ * stored has none, and `= NULL` matches nothing, as it should.
+ */
+const ORDER_PIN = {
+  reference: 'o.reference = ?',
+  partyId: 'o.party_no = (SELECT no FROM parties WHERE id = ?)',
+  marketId: 'o.market_no = (SELECT no FROM markets WHERE id = ?)',
+  status: 'o.status = ?',
+  type: 'o.type = ?',
+  timeInForce: 'o.time_in_force = ?',
 } as const satisfies Record<OrderDimension, string>;
 
 const BUNDLE_INDEX = {
@@ -87,6 +92,19 @@ const INT64_MAX = (1n << 63n) - 1n;
 /** An unsigned 64-bit value as SQLite can hold it exactly: an INTEGER if it fits, else decimal text. */
 function u64(v: bigint): bigint | string {
   return v <= INT64_MAX ? v : v.toString();
+}
+
+/**
+ * The 32 bytes of an order id, the key orders are stored and listed by (byte
+ * order is the order of the lowercase hex). Ingestion refuses other ids. The
+ * empty id, which date ranges bound with, is the key before every id.
+ */
+function orderIdBytes(id: string): Buffer {
+  const bytes = Buffer.from(id, 'hex');
+  if (id === '') return bytes;
+  // Buffer.from stops at the first character that is not hex.
+  if (id.length !== 64 || bytes.length !== 32) throw new Error(`order id ${JSON.stringify(id)} is not 64 hex digits`);
+  return bytes;
 }
 
 /** Reads back what u64() stored. */
@@ -182,8 +200,8 @@ class StatementCache {
 
 // ---------------------------------------------------------------- orders SQL
 
-const ORDER_ROW = '/*order-json*/ AS json, o.created_at AS k1, o.id AS k2';
-const ORDER_KEY: readonly [string, string] = ['o.created_at', 'o.id'];
+const ORDER_ROW = '/*order-json*/ AS json, o.created_at AS k1, o.id_bytes AS k2';
+const ORDER_KEY: readonly [string, string] = ['o.created_at', 'o.id_bytes'];
 
 function residualOrderConditions(r: OrderPlan['residual'], params: SqlValue[]): string[] {
   const out: string[] = [];
@@ -217,10 +235,10 @@ function asColumns<K>(range: KeyRange<K>, columns: (key: K) => readonly [SqlValu
 /** One arm per branch of the plan: the branch's values pin the index's leading columns. */
 function orderArms(plan: OrderPlan, range: KeyRange<OrderKey>, select: string): Arm[] {
   const index = ORDER_INDEX[plan.path.name as OrderPathName];
-  const keyRange = asColumns(range, (k) => [k.createdAt, k.id]);
+  const keyRange = asColumns(range, (k) => [k.createdAt, orderIdBytes(k.id)]);
   return plan.branches.map((values) => {
     const params: SqlValue[] = [];
-    const conditions = plan.path.dimensions.map((d) => `o.${ORDER_COLUMN[d]} = ?`);
+    const conditions: string[] = plan.path.dimensions.map((d) => ORDER_PIN[d]);
     params.push(...values);
     // Written out literally: SQLite uses a partial index only when the query states its condition.
     if (plan.path.liveOnly) conditions.push('o.live = 1');
@@ -287,6 +305,9 @@ const ORDER_FIELDS = [
   'iceberg_minimum_visible_size', 'iceberg_reserved_remaining', 'live', 'vega_time',
 ] as const;
 
+/** What orders_current holds beyond ORDER_FIELDS: the keys its indexes use. */
+const CURRENT_FIELDS = [...ORDER_FIELDS, 'id_bytes', 'party_no', 'market_no'] as const;
+
 /** The values of ORDER_FIELDS, in that order. */
 function orderRow(o: Order, vegaTime: bigint): SqlValue[] {
   return [
@@ -310,7 +331,7 @@ function upsertSql(table: string, columns: readonly string[], conflict: string[]
   );
 }
 
-type OrderField = (typeof ORDER_FIELDS)[number];
+type OrderField = (typeof CURRENT_FIELDS)[number];
 
 /**
  * Indexed columns an order keeps for life (market, party, creation time,
@@ -319,19 +340,19 @@ type OrderField = (typeof ORDER_FIELDS)[number];
  * its columns, even to the same value; most events only fill or amend an order,
  * so the writer assigns indexed columns only when they really changed.
  */
-const LIFELONG: readonly OrderField[] = ['market_id', 'party_id', 'created_at', 'reference', 'type'];
+const LIFELONG: readonly OrderField[] = ['market_no', 'party_no', 'created_at', 'reference', 'type'];
 const CHANGING: readonly OrderField[] = ['status', 'time_in_force', 'live'];
 const INDEXED: readonly OrderField[] = [...LIFELONG, ...CHANGING];
-const field = (name: OrderField) => ORDER_FIELDS.indexOf(name);
+const field = (name: OrderField) => CURRENT_FIELDS.indexOf(name);
 
 /** The columns order_counts counts, by the dimension name the planner uses. */
 const COUNTED = [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_in_force'], ['live', 'live']] as const;
 
 function updateSql(columns: readonly OrderField[]): { sql: string; positions: number[] } {
-  const set = columns.filter((c) => c !== 'id');
+  const set = columns.filter((c) => c !== 'id_bytes');
   return {
-    sql: `UPDATE orders_current SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
-    positions: [...set.map(field), field('id')],
+    sql: `UPDATE orders_current SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE id_bytes = ?`,
+    positions: [...set.map(field), field('id_bytes')],
   };
 }
 
@@ -354,6 +375,48 @@ function same(stored: unknown, next: SqlValue): boolean {
   return typeof next === 'number' ? stored === BigInt(next) : stored === next;
 }
 
+/** An order's last state in a group, and the block time it had it at. */
+interface LatestState {
+  order: Order;
+  time: bigint;
+  idBytes: Buffer;
+}
+
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/**
+ * Numbers for party or market ids, which indexes hold instead of 64 hex
+ * characters. A number, once committed, never changes, so it is cached; the
+ * cache is dropped when a transaction that may have added numbers fails, and
+ * when it grows large.
+ */
+class InternedIds {
+  private static readonly CACHE_LIMIT = 1 << 17;
+  private readonly cache = new Map<string, number>();
+  private readonly select: Database.Statement;
+  private readonly insert: Database.Statement;
+
+  constructor(db: Database.Database, table: 'parties' | 'markets') {
+    this.select = db.prepare(`SELECT no FROM ${table} WHERE id = ?`).pluck(true);
+    this.insert = db.prepare(`INSERT INTO ${table} (id) VALUES (?)`);
+  }
+
+  no(id: string): number {
+    let n = this.cache.get(id);
+    if (n !== undefined) return n;
+    const stored = this.select.get(id) as bigint | undefined;
+    n = Number(stored ?? this.insert.run(id).lastInsertRowid);
+    if (this.cache.size >= InternedIds.CACHE_LIMIT) this.cache.clear();
+    this.cache.set(id, n);
+    return n;
+  }
+
+  forget(): void {
+    this.cache.clear();
+  }
+}
+
 class BlockWriter {
   private readonly selectIndexed: Database.Statement;
   private readonly insertCurrent: Database.Statement;
@@ -361,6 +424,8 @@ class BlockWriter {
   private readonly updateChanging: PartialUpdate;
   private readonly updateAll: PartialUpdate;
   private readonly insertHistory: Database.Statement;
+  private readonly parties: InternedIds;
+  private readonly markets: InternedIds;
   private readonly addCount: Database.Statement;
   private readonly insertSignature: Database.Statement;
   private readonly upsertAdded: Database.Statement;
@@ -369,18 +434,19 @@ class BlockWriter {
   readonly write: (blocks: readonly Block[]) => void;
 
   constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
-    this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')} FROM orders_current WHERE id = ?`).raw(true);
+    this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')} FROM orders_current WHERE id_bytes = ?`).raw(true);
     this.insertCurrent = db.prepare(
-      `INSERT INTO orders_current (${ORDER_FIELDS.join(', ')}) VALUES (${placeholders(ORDER_FIELDS.length)})`,
+      `INSERT INTO orders_current (${CURRENT_FIELDS.join(', ')}) VALUES (${placeholders(CURRENT_FIELDS.length)})`,
     );
-    const unindexed = ORDER_FIELDS.filter((c) => !INDEXED.includes(c));
+    // Text the indexes do not hold: an order keeps its party and market for life, so this is rare.
+    const unindexed = CURRENT_FIELDS.filter((c) => !INDEXED.includes(c) && c !== 'party_id' && c !== 'market_id');
     this.updateUnindexed = new PartialUpdate(db, unindexed);
     this.updateChanging = new PartialUpdate(db, [...unindexed, ...CHANGING]);
-    this.updateAll = new PartialUpdate(db, ORDER_FIELDS);
+    this.updateAll = new PartialUpdate(db, CURRENT_FIELDS);
     // Each block writes an order once; only two blocks with the same time could meet, and then the later wins.
-    this.insertHistory = db.prepare(
-      `INSERT OR REPLACE INTO orders_history (${ORDER_FIELDS.join(', ')}) VALUES (${placeholders(ORDER_FIELDS.length)})`,
-    );
+    this.insertHistory = db.prepare('INSERT OR REPLACE INTO orders_history (vega_time, id_bytes, message) VALUES (?, ?, ?)');
+    this.parties = new InternedIds(db, 'parties');
+    this.markets = new InternedIds(db, 'markets');
     this.addCount = db.prepare(
       'INSERT INTO order_counts (dimension, value, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n',
     );
@@ -400,7 +466,17 @@ class BlockWriter {
         'ON CONFLICT (only_row) DO UPDATE SET height = excluded.height, time = excluded.time, chain_id = excluded.chain_id',
     );
     // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of failing mid-block.
-    this.write = db.transaction((blocks: readonly Block[]) => this.writeGroup(blocks)).immediate;
+    const transaction = db.transaction((blocks: readonly Block[]) => this.writeGroup(blocks)).immediate;
+    this.write = (blocks) => {
+      try {
+        transaction(blocks);
+      } catch (e) {
+        // Numbers handed out in the rolled-back transaction no longer exist.
+        this.parties.forget();
+        this.markets.forget();
+        throw e;
+      }
+    };
   }
 
   /**
@@ -413,8 +489,8 @@ class BlockWriter {
   private writeGroup(blocks: readonly Block[]): void {
     if (blocks.length === 0) return;
     let last = this.lastBlock();
-    // Order id -> its row as of the last block of the group that changed it.
-    const current = new Map<string, SqlValue[]>();
+    // Order id -> its state as of the last block of the group that changed it.
+    const current = new Map<string, LatestState>();
     for (const block of blocks) {
       // Checked under the write lock: no other writer can slip a block in between.
       if (last !== undefined && block.height <= last.height) {
@@ -424,7 +500,7 @@ class BlockWriter {
       this.writeBlockRows(block, current);
     }
     const counts = new Map<string, number>();
-    for (const row of current.values()) this.writeCurrent(row, counts);
+    for (const state of current.values()) this.writeCurrent(this.currentRow(state), counts);
     for (const [key, delta] of counts) {
       if (delta === 0) continue;
       const [dimension, value] = key.split(':') as [string, string];
@@ -434,24 +510,35 @@ class BlockWriter {
   }
 
   /** Everything of one block but the current state of its orders, which it leaves in `current`. */
-  private writeBlockRows(block: Block, current: Map<string, SqlValue[]>): void {
+  private writeBlockRows(block: Block, current: Map<string, LatestState>): void {
     const t = block.time;
-    // Within a block only the last state of an order counts.
-    const latest = new Map<string, Order>();
-    for (const o of block.orders) latest.set(o.id.toLowerCase(), o);
-    for (const [id, o] of latest) {
-      const row = orderRow(o, t);
-      this.insertHistory.run(row);
-      current.set(id, row);
+    const { orders, orderMessages } = block;
+    if (orderMessages.length !== orders.length) {
+      throw new Error(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
+    }
+    // Within a block only the last state of an order counts: id -> its index.
+    const latest = new Map<string, number>();
+    for (let i = 0; i < orders.length; i++) latest.set(orders[i]!.id.toLowerCase(), i);
+    for (const [id, i] of latest) {
+      const idBytes = orderIdBytes(id);
+      this.insertHistory.run(t, idBytes, asBuffer(orderMessages[i]!));
+      current.set(id, { order: orders[i]!, time: t, idBytes });
     }
     for (const s of block.nodeSignatures) this.writeSignature(s, t);
     for (const a of block.signersAdded) this.writeAdded(a, t);
     for (const r of block.signersRemoved) this.writeRemoved(r, t);
   }
 
+  /** The values of CURRENT_FIELDS. */
+  private currentRow({ order, time, idBytes }: LatestState): SqlValue[] {
+    const row = orderRow(order, time);
+    row.push(idBytes, this.parties.no(row[field('party_id')] as string), this.markets.no(row[field('market_id')] as string));
+    return row;
+  }
+
   /** Writes the current state with the cheapest statement that is still exact. */
   private writeCurrent(row: SqlValue[], counts: Map<string, number>): void {
-    const stored = this.selectIndexed.get(row[field('id')]) as unknown[] | undefined;
+    const stored = this.selectIndexed.get(row[field('id_bytes')]) as unknown[] | undefined;
     const count = (values: (c: OrderField) => unknown, delta: number) => {
       for (const [dimension, column] of COUNTED) {
         const key = `${dimension}:${values(column)}`;
@@ -577,12 +664,12 @@ export class SqliteStore implements Store {
     return this.read(() => {
       const queries = orderQueries(filter, page, this.orderStats());
       if (queries === undefined) return { rows: [], hasNextPage: false, hasPreviousPage: false };
-      return this.run(page, queries, (createdAt, id) => ({ createdAt, id }));
+      return this.run(page, queries, (createdAt, id: Buffer) => ({ createdAt, id: id.toString('hex') }));
     });
   }
 
   listBundlesSync(filter: BundleFilter, page: PageRequest<BundleKey>): Page<BundleKey> {
-    return this.read(() => this.run(page, bundleQueries(filter, page), (timestamp, signatureId) => ({ timestamp, signatureId })));
+    return this.read(() => this.run(page, bundleQueries(filter, page), (timestamp, signatureId: string) => ({ timestamp, signatureId })));
   }
 
   lastBlockSync(): CommittedBlock | undefined {
@@ -624,9 +711,9 @@ export class SqliteStore implements Store {
     };
   }
 
-  private run<K>(page: PageRequest<K>, queries: PageQueries, key: (k1: bigint, k2: string) => K): Page<K> {
+  private run<K, K2>(page: PageRequest<K>, queries: PageQueries, key: (k1: bigint, k2: K2) => K): Page<K> {
     const { rows: q, beyond } = queries;
-    const raw = this.statements.get(q.sql).raw(true).all(q.params) as [string, bigint, string][];
+    const raw = this.statements.get(q.sql).raw(true).all(q.params) as [string, bigint, K2][];
     const rows = raw.map(([json, k1, k2]) => ({ json, key: key(k1, k2) }));
     const found = beyond !== undefined && this.statements.get(beyond.sql).pluck(true).get(beyond.params) !== undefined;
     return assemblePage(page, rows, found);

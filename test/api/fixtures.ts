@@ -8,6 +8,7 @@ import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
 import type { Order, OrderFilter, OrderKey } from '../../src/domain/order.js';
 import type { PageRequest } from '../../src/domain/page.js';
 import type { QueryStore } from '../../src/store/store.js';
+import { encodeOrder } from '../../src/wire/order-message.js';
 import { createModelStore } from '../support/model.js';
 
 /** A readable 64-hex id: `hexId('a', 5)` is 56 a's then 00000005. */
@@ -59,8 +60,11 @@ export function makeSignature(signatureId: string, bytes: number[]): NodeSignatu
   return { id: signatureId, sig: Uint8Array.from(bytes), kind: 3 };
 }
 
+/** A block; its orders' messages are encoded from its orders unless given. */
 export function makeBlock(height: number, contents: Partial<Omit<Block, 'height'>> = {}): Block {
+  const orders = contents.orders ?? [];
   return {
+    orderMessages: orders.map(encodeOrder),
     height: BigInt(height),
     time: T0 + BigInt(height) * 1_000_000_000n,
     hash: hexId('f', height),

@@ -31,7 +31,7 @@ test('protobuf JSON round-trips every stored kind, 64-bit values exactly', () =>
 test('snake_case names, enum numbers and numeric int64 are accepted as protobuf JSON allows', () => {
   const e = busEventFromJson({
     id: '1-1', block: '1', chain_id: 'c',
-    order: { id: 'a', market_id: 'm', time_in_force: 3, status: 'STATUS_PARKED', created_at: 12, iceberg_order: { peak_size: '4' } },
+    order: { id: 'ab'.repeat(32), market_id: 'm', time_in_force: 3, status: 'STATUS_PARKED', created_at: 12, iceberg_order: { peak_size: '4' } },
   });
   assert.ok(e.kind === 'order');
   assert.equal(e.chainId, 'c');

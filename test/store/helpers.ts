@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyBlock, type Block } from '../../src/domain/block.js';
 import type { Order } from '../../src/domain/order.js';
+import { encodeOrder } from '../../src/wire/order-message.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 
 export const hex = (n: number) => n.toString(16).padStart(64, '0');
@@ -20,9 +21,11 @@ export function order(n: number, over: Partial<Order> = {}): Order {
   };
 }
 
+/** A block; its orders' messages are encoded from its orders unless given. */
 export function block(height: number, fill: Partial<Omit<Block, 'height' | 'time'>> = {}): Block {
   const h = BigInt(height);
-  return { ...emptyBlock(h, blockTime(h), `hash-${height}`, 'test-chain'), ...fill };
+  const orderMessages = (fill.orders ?? []).map(encodeOrder);
+  return { ...emptyBlock(h, blockTime(h), `hash-${height}`, 'test-chain'), orderMessages, ...fill };
 }
 
 /** A folder that disappears after the test, and the database path inside it. */

@@ -13,6 +13,7 @@ import { NETWORK_PARTY, type Order, type OrderFilter, type OrderKey } from '../.
 import type { Page, PageRequest } from '../../src/domain/page.js';
 import type { QueryStore } from '../../src/store/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
+import { encodeOrder } from '../../src/wire/order-message.js';
 import { createModelStore } from '../support/model.js';
 import { block, hex, order, random, tempDatabase, T0 } from './helpers.js';
 
@@ -74,6 +75,7 @@ function randomBlocks(): Block[] {
     for (let i = 0; i < 3; i++) {
       b.nodeSignatures.push({ id: hex(0xe000 + Math.floor(rnd() * 45)), sig: Uint8Array.from([Math.floor(rnd() * 256), h]), kind: 3 });
     }
+    b.orderMessages = b.orders.map(encodeOrder);
     blocks.push(b);
   }
   return blocks;
@@ -192,8 +194,8 @@ for (const [name, filter] of ORDER_FILTERS) {
 test('orders: cursors at and beyond both ends, and cursors of rows the filter leaves out', async () => {
   const keys = [...orderKeys].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
   const cursors: OrderKey[] = [
-    keys[0]!, keys.at(-1)!, { createdAt: T0 - 1n, id: '' }, { createdAt: T0 + 10_000n, id: 'z' },
-    { createdAt: keys[10]!.createdAt, id: '' }, { createdAt: keys[10]!.createdAt, id: 'zz' },
+    keys[0]!, keys.at(-1)!, { createdAt: T0 - 1n, id: '' }, { createdAt: T0 + 10_000n, id: 'f'.repeat(64) },
+    { createdAt: keys[10]!.createdAt, id: '' }, { createdAt: keys[10]!.createdAt, id: 'f'.repeat(64) },
   ];
   for (const filter of [{}, { statuses: [STATUS.REJECTED] }, { liveOnly: true, partyIds: [PARTIES[1]!] }] as OrderFilter[]) {
     for (const cursor of cursors) {

@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
+import { NETWORK_PARTY, isLive, type Order } from '../../src/domain/order.js';
 import type { PageRequest } from '../../src/domain/page.js';
+import { decodeOrder } from '../../src/wire/order-message.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
-import { SCHEMA_VERSION, SchemaVersionError } from '../../src/store/sqlite-schema.js';
+import { MIGRATIONS, SCHEMA_VERSION, SchemaVersionError } from '../../src/store/sqlite-schema.js';
 import { block, blockTime, hex, order, tempDatabase, tempStore } from './helpers.js';
 
 const FIRST_100: PageRequest<never> = { newestFirst: false, mode: 'first', limit: 100 };
@@ -14,6 +16,12 @@ function inspect(path: string): Database.Database {
   const db = new Database(path, { readonly: true });
   db.defaultSafeIntegers(true);
   return db;
+}
+
+/** History rows as [order id, block time, the order its message decodes to], by id and time. */
+function history(db: Database.Database): [string, bigint, Order][] {
+  const rows = db.prepare('SELECT id_bytes, vega_time, message FROM orders_history ORDER BY id_bytes, vega_time').raw(true).all();
+  return (rows as [Buffer, bigint, Buffer][]).map(([id, time, message]) => [id.toString('hex'), time, decodeOrder(message)]);
 }
 
 test('the last event of an order within a block wins, and history keeps one row per order per block', async (t) => {
@@ -32,8 +40,7 @@ test('the last event of an order within a block wins, and history keeps one row 
 
   const db = inspect(path);
   t.after(() => db.close());
-  const history = db.prepare('SELECT id, vega_time, remaining, status FROM orders_history ORDER BY id, vega_time').raw(true).all();
-  assert.deepEqual(history, [
+  assert.deepEqual(history(db).map(([id, time, o]) => [id, time, o.remaining, BigInt(o.status)]), [
     [hex(1), blockTime(1n), 4n, BigInt(STATUS.ACTIVE)],
     [hex(1), blockTime(2n), 0n, BigInt(STATUS.FILLED)],
     [hex(2), blockTime(1n), 10n, BigInt(STATUS.ACTIVE)],
@@ -48,7 +55,7 @@ test('two blocks with the same time keep the later state of an order in history'
   await store.writeBlocks([{ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) }]);
   const db = inspect(path);
   t.after(() => db.close());
-  assert.deepEqual(db.prepare('SELECT id, remaining FROM orders_history').raw(true).all(), [[hex(1), 2n]]);
+  assert.deepEqual(history(db).map(([id, , o]) => [id, o.remaining]), [[hex(1), 2n]]);
 });
 
 test('every kind of change to an order reaches the current state, and the planner counts follow', async (t) => {
@@ -142,7 +149,7 @@ test('a group of blocks keeps each block\'s history and ends at its last block',
   assert.deepEqual(await store.lastBlock(), { height: 3n, time: blockTime(3n), chainId: block(3).chainId });
   const db = inspect(path);
   t.after(() => db.close());
-  assert.deepEqual(db.prepare('SELECT id, vega_time, remaining FROM orders_history ORDER BY id, vega_time').raw(true).all(), [
+  assert.deepEqual(history(db).map(([id, time, o]) => [id, time, o.remaining]), [
     [hex(1), blockTime(1n), 10n],
     [hex(1), blockTime(2n), 6n],
     [hex(1), blockTime(3n), 0n],
@@ -156,12 +163,13 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, bloc
   const { store, path } = tempStore(t);
   const max64 = (1n << 64n) - 1n;
   const big = (1n << 62n) + 1n;
-  await store.writeBlocks([block(1, {
+  const first = block(1, {
     orders: [order(1, {
       size: max64, remaining: 1n << 63n, version: big, batchId: max64, createdAt: big, expiresAt: -big, updatedAt: big + 2n,
       icebergOrder: { peakSize: max64, minimumVisibleSize: big, reservedRemaining: 1n << 63n },
     })],
-  })]);
+  });
+  await store.writeBlocks([first]);
   const node = JSON.parse((await store.listOrders({}, FIRST_100)).rows[0]!.json) as Record<string, unknown>;
   assert.equal(node.size, String(max64));
   assert.equal(node.remaining, String(1n << 63n));
@@ -179,7 +187,8 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, bloc
   await store.close();
   const db = inspect(path);
   t.after(() => db.close());
-  assert.equal(db.prepare('SELECT CAST(size AS TEXT) FROM orders_history').pluck().get(), String(max64));
+  assert.deepEqual(db.prepare('SELECT message FROM orders_history').pluck().get(), Buffer.from(first.orderMessages[0]!), 'history keeps the message verbatim');
+  assert.deepEqual(history(db)[0]![2], first.orders[0]);
 });
 
 test('a read-only store reads what a writer commits, and refuses to write', async (t) => {
@@ -218,7 +227,8 @@ test('migrations: a new file is at the latest version, reopening changes nothing
   assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
   assert.deepEqual(tables, [
-    'last_block', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'signer_added', 'signer_removed',
+    'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'signer_added',
+    'signer_removed',
   ]);
   db.close();
 
@@ -262,4 +272,75 @@ test('signer events are keyed by signature id, node signatures by (resource, byt
     ['r2', '0xB', 'v1', '0xOld', 4n],
   ]);
   assert.equal(db.prepare('SELECT count(*) FROM node_signatures').pluck().get(), 2n);
+});
+
+/** A row of orders_current / orders_history as schema version 1 stored it. */
+function v1Row(o: Order, vegaTime: bigint): Record<string, unknown> {
+  const u64 = (v: bigint) => (v < 1n << 63n ? v : v.toString());
+  return {
+    id: o.id.toLowerCase(), market_id: o.marketId.toLowerCase(), party_id: o.partyId.toLowerCase(), side: o.side,
+    price: o.price, size: u64(o.size), remaining: u64(o.remaining), time_in_force: o.timeInForce, type: o.type,
+    created_at: o.createdAt, status: o.status, expires_at: o.expiresAt, reference: o.reference, reason: o.reason ?? null,
+    updated_at: o.updatedAt, version: u64(o.version), batch_id: u64(o.batchId),
+    pegged_reference: o.peggedOrder?.reference ?? null, pegged_offset: o.peggedOrder?.offset ?? null,
+    lp_id: o.liquidityProvisionId, post_only: o.postOnly ? 1 : 0, reduce_only: o.reduceOnly ? 1 : 0,
+    iceberg_peak_size: o.icebergOrder ? u64(o.icebergOrder.peakSize) : null,
+    iceberg_minimum_visible_size: o.icebergOrder ? u64(o.icebergOrder.minimumVisibleSize) : null,
+    iceberg_reserved_remaining: o.icebergOrder ? u64(o.icebergOrder.reservedRemaining) : null,
+    live: isLive(o) ? 1 : 0, vega_time: vegaTime,
+  };
+}
+
+test('migration 2 turns a version 1 file into what writing the same blocks today stores', async (t) => {
+  const blocks = [
+    block(1, { orders: [order(1), order(2, { partyId: NETWORK_PARTY, type: TYPE.NETWORK, timeInForce: TIF.IOC }), order(3, { reference: 'r' })] }),
+    block(2, {
+      orders: [
+        order(1, { remaining: 4n, version: 2n }),
+        order(4, { size: (1n << 64n) - 1n, reason: 0, peggedOrder: { reference: 2, offset: '5' } }),
+        order(5, { icebergOrder: { peakSize: 3n, minimumVisibleSize: 1n, reservedRemaining: 1n << 63n }, liquidityProvisionId: hex(77) }),
+      ],
+    }),
+    block(3, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n }), order(3, { status: STATUS.CANCELLED })] }),
+  ];
+  const filters = [{}, { liveOnly: true }, { partyIds: [hex(2001)] }, { marketIds: [hex(1001), hex(1002)] }, { partyIds: [NETWORK_PARTY] }];
+
+  const fresh = tempStore(t);
+  await fresh.store.writeBlocks(blocks);
+  const expected = await Promise.all(filters.map((f) => fresh.store.listOrders(f, FIRST_100)));
+  await fresh.store.close();
+  const expectedHistory = history(inspect(fresh.path));
+
+  const { path } = tempDatabase(t);
+  const v1 = new Database(path);
+  v1.defaultSafeIntegers(true);
+  const up = MIGRATIONS[0]!.up;
+  assert.equal(typeof up, 'string');
+  v1.exec(up as string);
+  v1.pragma('user_version = 1');
+  const columns = Object.keys(v1Row(order(1), 0n));
+  const insert = (table: string) =>
+    v1.prepare(`INSERT OR REPLACE INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
+  const [current, past] = [insert('orders_current'), insert('orders_history')];
+  for (const b of blocks) {
+    for (const o of b.orders) {
+      past.run(v1Row(o, b.time));
+      v1.prepare('DELETE FROM orders_current WHERE id = ?').run(o.id);
+      current.run(v1Row(o, b.time));
+    }
+  }
+  for (const [dimension, column] of [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_in_force'], ['live', 'live']]) {
+    v1.exec(`INSERT INTO order_counts SELECT '${dimension}', ${column}, count(*) FROM orders_current GROUP BY ${column}`);
+  }
+  v1.prepare("INSERT INTO last_block VALUES (1, 3, ?, 'test-chain')").run(blockTime(3n));
+  v1.close();
+
+  const migrated = openSqliteStore({ path });
+  t.after(() => migrated.close());
+  for (const [i, f] of filters.entries()) assert.deepEqual(await migrated.listOrders(f, FIRST_100), expected[i], JSON.stringify(f));
+  assert.deepEqual(history(inspect(path)), expectedHistory);
+  assert.equal(expectedHistory.length, 8);
+  await migrated.writeBlocks([block(4, { orders: [order(2, { status: STATUS.STOPPED }), order(6, { partyId: hex(2001) })] })]);
+  const after = await migrated.listOrders({ partyIds: [hex(2001)] }, FIRST_100);
+  assert.deepEqual(after.rows.map((r) => r.key.id), [hex(1), hex(6)], 'new rows use the migrated party numbers');
 });

@@ -1,5 +1,7 @@
 /** Hand-built event streams for ingestion tests. */
+import assert from 'node:assert/strict';
 import type { Order } from '../../src/domain/order.js';
+import { decodeOrder } from '../../src/wire/order-message.js';
 import { busEventTypeOf, encodeBusEvent } from '../../src/ingest/codec.js';
 import type { BusEvent, EventBody } from '../../src/ingest/events.js';
 import { encodeRecord } from '../../src/ingest/framing.js';
@@ -15,6 +17,19 @@ export function order(n: number, over: Partial<Order> = {}): Order {
     status: 1, expiresAt: 0n, reference: '', updatedAt: 0n, version: 1n, batchId: 0n,
     liquidityProvisionId: '', postOnly: false, reduceOnly: false, ...over,
   };
+}
+
+/**
+ * A decoded event without the Order message that decoding attaches to order
+ * events, so that it compares equal to the event that was encoded. The message
+ * is checked on the way: it must decode to the very order of the event.
+ */
+export function withoutMessage(e: BusEvent): BusEvent {
+  if (e.kind !== 'order') return e;
+  const { encoded, ...rest } = e;
+  assert.ok(encoded, `order event ${e.id} decoded without its Order message`);
+  assert.deepEqual(decodeOrder(encoded), e.order, `the Order message of event ${e.id}`);
+  return rest;
 }
 
 /** The events of one whole block around `bodies`, as the core emits them. */

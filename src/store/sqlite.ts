@@ -6,8 +6,8 @@
  */
 import Database from 'better-sqlite3';
 import type { Block } from '../domain/block.js';
-import type { BundleFilter, BundleKey, NodeSignature, SignerAdded, SignerRemoved } from '../domain/bundle.js';
-import { isLive, type Order, type OrderFilter, type OrderKey } from '../domain/order.js';
+import type { BundleFilter, BundleKey } from '../domain/bundle.js';
+import type { OrderFilter, OrderKey } from '../domain/order.js';
 import type { Page, PageRequest } from '../domain/page.js';
 import {
   assemblePage,
@@ -26,6 +26,10 @@ import {
   type SortDirection,
 } from './plan.js';
 import { bundleJsonSql, orderJsonSql } from './sqlite-json.js';
+import {
+  ORDER_FIELDS, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, fromU64, orderIdBytes, prepareGroup, u64,
+  type PreparedGroup, type SqlValue,
+} from './sqlite-rows.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
 import type { CommittedBlock, Store } from './store.js';
 
@@ -84,33 +88,6 @@ const BUNDLE_COLUMN = {
   epochSeq: 'epoch_seq',
   submitter: 'submitter_lower',
 } as const satisfies Record<BundleDimension, string>;
-
-type SqlValue = string | number | bigint | Buffer | null;
-
-const INT64_MAX = (1n << 63n) - 1n;
-
-/** An unsigned 64-bit value as SQLite can hold it exactly: an INTEGER if it fits, else decimal text. */
-function u64(v: bigint): bigint | string {
-  return v <= INT64_MAX ? v : v.toString();
-}
-
-/**
- * The 32 bytes of an order id, the key orders are stored and listed by (byte
- * order is the order of the lowercase hex). Ingestion refuses other ids. The
- * empty id, which date ranges bound with, is the key before every id.
- */
-function orderIdBytes(id: string): Buffer {
-  const bytes = Buffer.from(id, 'hex');
-  if (id === '') return bytes;
-  // Buffer.from stops at the first character that is not hex.
-  if (id.length !== 64 || bytes.length !== 32) throw new Error(`order id ${JSON.stringify(id)} is not 64 hex digits`);
-  return bytes;
-}
-
-/** Reads back what u64() stored. */
-function fromU64(v: unknown): bigint {
-  return typeof v === 'bigint' ? v : BigInt(v as string);
-}
 
 // ---------------------------------------------------------------- keyset SQL
 
@@ -298,30 +275,8 @@ function bundleQueries(filter: BundleFilter, page: PageRequest<BundleKey>): Page
 
 // ---------------------------------------------------------------- writing
 
-const ORDER_FIELDS = [
-  'id', 'market_id', 'party_id', 'side', 'price', 'size', 'remaining', 'time_in_force', 'type',
-  'created_at', 'status', 'expires_at', 'reference', 'reason', 'updated_at', 'version', 'batch_id',
-  'pegged_reference', 'pegged_offset', 'lp_id', 'post_only', 'reduce_only', 'iceberg_peak_size',
-  'iceberg_minimum_visible_size', 'iceberg_reserved_remaining', 'live', 'vega_time',
-] as const;
-
 /** What orders_current holds beyond ORDER_FIELDS: the keys its indexes use. */
 const CURRENT_FIELDS = [...ORDER_FIELDS, 'id_bytes', 'party_no', 'market_no'] as const;
-
-/** The values of ORDER_FIELDS, in that order. */
-function orderRow(o: Order, vegaTime: bigint): SqlValue[] {
-  return [
-    o.id.toLowerCase(), o.marketId.toLowerCase(), o.partyId.toLowerCase(), o.side, o.price,
-    u64(o.size), u64(o.remaining), o.timeInForce, o.type, o.createdAt, o.status, o.expiresAt,
-    o.reference, o.reason ?? null, o.updatedAt, u64(o.version), u64(o.batchId),
-    o.peggedOrder?.reference ?? null, o.peggedOrder?.offset ?? null, o.liquidityProvisionId,
-    o.postOnly ? 1 : 0, o.reduceOnly ? 1 : 0,
-    o.icebergOrder ? u64(o.icebergOrder.peakSize) : null,
-    o.icebergOrder ? u64(o.icebergOrder.minimumVisibleSize) : null,
-    o.icebergOrder ? u64(o.icebergOrder.reservedRemaining) : null,
-    isLive(o) ? 1 : 0, vegaTime,
-  ];
-}
 
 function upsertSql(table: string, columns: readonly string[], conflict: string[]): string {
   const updates = columns.filter((c) => !conflict.includes(c)).map((c) => `${c} = excluded.${c}`);
@@ -375,16 +330,6 @@ function same(stored: unknown, next: SqlValue): boolean {
   return typeof next === 'number' ? stored === BigInt(next) : stored === next;
 }
 
-/** An order's last state in a group, and the block time it had it at. */
-interface LatestState {
-  order: Order;
-  time: bigint;
-  idBytes: Buffer;
-}
-
-const asBuffer = (bytes: Uint8Array): Buffer =>
-  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
 /**
  * Numbers for party or market ids, which indexes hold instead of 64 hex
  * characters. A number, once committed, never changes, so it is cached; the
@@ -431,7 +376,7 @@ class BlockWriter {
   private readonly upsertAdded: Database.Statement;
   private readonly upsertRemoved: Database.Statement;
   private readonly setLastBlock: Database.Statement;
-  readonly write: (blocks: readonly Block[]) => void;
+  readonly write: (group: PreparedGroup) => void;
 
   constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
     this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')} FROM orders_current WHERE id_bytes = ?`).raw(true);
@@ -454,22 +399,17 @@ class BlockWriter {
     this.insertSignature = db.prepare(
       'INSERT INTO node_signatures (resource_id, sig, kind, vega_time) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     );
-    this.upsertAdded = db.prepare(upsertSql('signer_added', [
-      'signature_id', 'validator_id', 'timestamp', 'new_signer', 'submitter', 'submitter_lower', 'nonce',
-      'epoch_seq', 'vega_time',
-    ], ['signature_id']));
-    this.upsertRemoved = db.prepare(upsertSql('signer_removed', [
-      'signature_id', 'submitter', 'validator_id', 'timestamp', 'old_signer', 'nonce', 'epoch_seq', 'vega_time',
-    ], ['signature_id']));
+    this.upsertAdded = db.prepare(upsertSql('signer_added', SIGNER_ADDED_FIELDS, ['signature_id']));
+    this.upsertRemoved = db.prepare(upsertSql('signer_removed', SIGNER_REMOVED_FIELDS, ['signature_id']));
     this.setLastBlock = db.prepare(
       'INSERT INTO last_block (only_row, height, time, chain_id) VALUES (1, ?, ?, ?) ' +
         'ON CONFLICT (only_row) DO UPDATE SET height = excluded.height, time = excluded.time, chain_id = excluded.chain_id',
     );
     // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of failing mid-block.
-    const transaction = db.transaction((blocks: readonly Block[]) => this.writeGroup(blocks)).immediate;
-    this.write = (blocks) => {
+    const transaction = db.transaction((group: PreparedGroup) => this.writeGroup(group)).immediate;
+    this.write = (group) => {
       try {
-        transaction(blocks);
+        transaction(group);
       } catch (e) {
         // Numbers handed out in the rolled-back transaction no longer exist.
         this.parties.forget();
@@ -481,59 +421,43 @@ class BlockWriter {
 
   /**
    * One transaction's blocks. History gets each order's last state in each
-   * block; the current state only the last state in the group, since readers
-   * never see the states in between. An order placed and filled within a
-   * group so never enters (and leaves) the live indexes, and each index entry
-   * an order's changes move is moved once per group, not once per block.
+   * block; the current state only the last state in the group. An order placed
+   * and filled within a group so never enters (and leaves) the live indexes,
+   * and each index entry an order's changes move is moved once per group.
    */
-  private writeGroup(blocks: readonly Block[]): void {
-    if (blocks.length === 0) return;
-    let last = this.lastBlock();
-    // Order id -> its state as of the last block of the group that changed it.
-    const current = new Map<string, LatestState>();
-    for (const block of blocks) {
+  private writeGroup(group: PreparedGroup): void {
+    let last = this.lastBlock()?.height;
+    for (const height of group.heights) {
       // Checked under the write lock: no other writer can slip a block in between.
-      if (last !== undefined && block.height <= last.height) {
-        throw new Error(`block ${block.height} is not newer than the last stored block ${last.height}`);
+      if (last !== undefined && height <= last) {
+        throw new Error(`block ${height} is not newer than the last stored block ${last}`);
       }
-      last = block;
-      this.writeBlockRows(block, current);
+      last = height;
     }
+    const { times, ids, messages, ends } = group.history;
+    for (let i = 0, start = 0; i < times.length; start = ends[i++]!) {
+      this.insertHistory.run(times[i], ids.subarray(32 * i, 32 * i + 32), messages.subarray(start, ends[i]));
+    }
+    for (const row of group.signatures) this.insertSignature.run(row);
+    for (const row of group.added) this.upsertAdded.run(row);
+    for (const row of group.removed) this.upsertRemoved.run(row);
     const counts = new Map<string, number>();
-    for (const state of current.values()) this.writeCurrent(this.currentRow(state), counts);
+    for (const row of group.latest) this.writeCurrent(this.currentRow(row), counts);
     for (const [key, delta] of counts) {
       if (delta === 0) continue;
       const [dimension, value] = key.split(':') as [string, string];
       this.addCount.run(dimension, BigInt(value), delta);
     }
-    if (last !== undefined) this.setLastBlock.run(u64(last.height), last.time, last.chainId);
+    this.setLastBlock.run(u64(group.last.height), group.last.time, group.last.chainId);
   }
 
-  /** Everything of one block but the current state of its orders, which it leaves in `current`. */
-  private writeBlockRows(block: Block, current: Map<string, LatestState>): void {
-    const t = block.time;
-    const { orders, orderMessages } = block;
-    if (orderMessages.length !== orders.length) {
-      throw new Error(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
-    }
-    // Within a block only the last state of an order counts: id -> its index.
-    const latest = new Map<string, number>();
-    for (let i = 0; i < orders.length; i++) latest.set(orders[i]!.id.toLowerCase(), i);
-    for (const [id, i] of latest) {
-      const idBytes = orderIdBytes(id);
-      this.insertHistory.run(t, idBytes, asBuffer(orderMessages[i]!));
-      current.set(id, { order: orders[i]!, time: t, idBytes });
-    }
-    for (const s of block.nodeSignatures) this.writeSignature(s, t);
-    for (const a of block.signersAdded) this.writeAdded(a, t);
-    for (const r of block.signersRemoved) this.writeRemoved(r, t);
-  }
-
-  /** The values of CURRENT_FIELDS. */
-  private currentRow({ order, time, idBytes }: LatestState): SqlValue[] {
-    const row = orderRow(order, time);
-    row.push(idBytes, this.parties.no(row[field('party_id')] as string), this.markets.no(row[field('market_id')] as string));
-    return row;
+  /** The values of CURRENT_FIELDS, from those of ORDER_FIELDS. */
+  private currentRow(order: SqlValue[]): SqlValue[] {
+    const id = order[field('id')] as string;
+    return [
+      ...order, orderIdBytes(id), this.parties.no(order[field('party_id')] as string),
+      this.markets.no(order[field('market_id')] as string),
+    ];
   }
 
   /** Writes the current state with the cheapest statement that is still exact. */
@@ -556,26 +480,6 @@ class BlockWriter {
     count((c) => row[field(c)], 1);
     if (LIFELONG.every(unchanged)) this.updateChanging.run(row);
     else this.updateAll.run(row);
-  }
-
-  private writeSignature(s: NodeSignature, t: bigint): void {
-    this.insertSignature.run(s.id.toLowerCase(), Buffer.from(s.sig.buffer, s.sig.byteOffset, s.sig.byteLength), s.kind, t);
-  }
-
-  private writeAdded(a: SignerAdded, t: bigint): void {
-    this.upsertAdded.run(
-      a.signatureId.toLowerCase(), a.validatorId.toLowerCase(), a.timestamp, a.newSigner, a.submitter,
-      a.submitter.toLowerCase(), a.nonce, u64(a.epochSeq), t,
-    );
-  }
-
-  private writeRemoved(r: SignerRemoved, t: bigint): void {
-    for (const s of r.signatureSubmitters) {
-      this.upsertRemoved.run(
-        s.signatureId.toLowerCase(), s.submitter, r.validatorId.toLowerCase(), r.timestamp, r.oldSigner, r.nonce,
-        u64(r.epochSeq), t,
-      );
-    }
   }
 }
 
@@ -678,8 +582,14 @@ export class SqliteStore implements Store {
   }
 
   writeBlocksSync(blocks: readonly Block[]): void {
+    const group = prepareGroup(blocks);
+    if (group !== undefined) this.writePreparedSync(group);
+  }
+
+  /** Writes blocks prepared elsewhere (see ./sqlite-writer.ts), in one transaction. */
+  writePreparedSync(group: PreparedGroup): void {
     if (this.writer === undefined) throw new Error('the store was opened read-only');
-    this.writer.write(blocks);
+    this.writer.write(group);
   }
 
   /**

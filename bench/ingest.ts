@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import type { CommitLimits } from '../src/ingest/commit-group.js';
 import { fileSource } from '../src/ingest/file-source.js';
 import { ingest } from '../src/ingest/ingester.js';
-import { openStore } from '../src/store/open.js';
+import { openStore, openWriter } from '../src/store/open.js';
 import { eventFile } from './dataset.js';
 
 const rate = (n: number) => `${Math.round(n).toLocaleString('en-US')} events/s`;
 
-async function timedIngest(file: string, dataDir: string, commit?: Partial<CommitLimits>) {
+async function timedIngest(file: string, dataDir: string, commit?: Partial<CommitLimits>, writerThread = true) {
   rmSync(dataDir, { recursive: true, force: true });
-  const store = openStore({ dataDir });
+  const store = writerThread ? await openWriter({ dataDir }) : openStore({ dataDir });
   const t = performance.now();
   const stats = await ingest(fileSource(file), store, { commit });
   const secs = (performance.now() - t) / 1000;
@@ -42,9 +42,12 @@ async function main() {
   const dataDir = join(dir, 'ingest-store');
   const single = await timedIngest(file, dataDir, { maxBlocks: 1 });
   console.log(`ingest, a commit per block  : ${rate(single.rate)} (${single.secs.toFixed(1)} s, ${single.blocks} blocks)`);
+  const oneThread = await timedIngest(file, dataDir, undefined, false);
+  console.log(`ingest, grouped, one thread : ${rate(oneThread.rate)} (${oneThread.secs.toFixed(1)} s, ${oneThread.blocks} blocks)`);
   const grouped = await timedIngest(file, dataDir);
   console.log(`ingest, grouped commits     : ${rate(grouped.rate)} (${grouped.secs.toFixed(1)} s, ${grouped.blocks} blocks)  <- the figure`);
   console.log(`grouped / per block         : ${(grouped.rate / single.rate).toFixed(2)}`);
+  console.log(`grouped / one thread        : ${(grouped.rate / oneThread.rate).toFixed(2)}`);
   console.log(`grouped / decode only       : ${(grouped.rate / decodeRate).toFixed(2)}   target: 100,000 events/s`);
 }
 

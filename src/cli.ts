@@ -11,7 +11,7 @@ import { ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
 import { writeEventFile } from './simulate/write.js';
-import { DEFAULT_DATA_DIR, openStore } from './store/open.js';
+import { DEFAULT_DATA_DIR, openStore, openWriter } from './store/open.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
 
@@ -157,7 +157,7 @@ function sourceOf(arg: string) {
 
 async function ingestFiles(args: string[], dataDir: string, allowGaps: boolean): Promise<void> {
   const sources = args.map(sourceOf);
-  const store = openStore({ dataDir });
+  const store = await openWriter({ dataDir });
   try {
     for (const { source, bytes } of sources) {
       const progress = new ProgressReporter(process.stderr, bytes);

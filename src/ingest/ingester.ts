@@ -64,19 +64,36 @@ export async function ingest(
     eventsOutsideBlock: 0, skippedByType: {}, lastBlock: last,
   };
 
+  // A store may write on a thread of its own: while it writes one group, the
+  // next waits in its queue and a third is read. Never more, so a slow store
+  // slows the source down and memory stays bounded.
+  const writes: Promise<void>[] = [];
+  let writeFailure: { error: unknown } | undefined;
+  /** Waits until at most `pending` writes are outstanding, and rethrows a failed one. */
+  const written = async (pending = 0) => {
+    while (writes.length > pending) await writes.shift();
+    if (writeFailure) throw writeFailure.error;
+  };
+  /** Hands the group to the store once at most one write is outstanding. */
   const commit = async () => {
+    await written(1);
     if (group.size === 0) return;
     const { blocks, positions } = group.take();
-    await store.writeBlocks(blocks);
-    blocks.forEach((block, i) => {
-      stats.blocksCommitted++;
-      stats.lastBlock = { height: block.height, time: block.time, chainId: block.chainId };
-      opts.onBlock?.(block, snapshotCounts(stats, assembler), positions[i]!);
-    });
+    writes.push(store.writeBlocks(blocks).then(
+      () => blocks.forEach((block, i) => {
+        stats.blocksCommitted++;
+        stats.lastBlock = { height: block.height, time: block.time, chainId: block.chainId };
+        opts.onBlock?.(block, snapshotCounts(stats, assembler), positions[i]!);
+      }),
+      (error: unknown) => {
+        writeFailure ??= { error };
+      },
+    ));
   };
   /** Stops at the last complete block: those read before the fault are stored. */
   const fail = async (reason: string, offset: number): Promise<never> => {
     await commit();
+    await written();
     throw new IngestError(reason, { source: source.name, offset, unit: source.unit }, assembler.openHeight);
   };
 
@@ -103,6 +120,7 @@ export async function ingest(
   let reading = false;
   try {
     while (!signal?.aborted) {
+      if (writeFailure) await written();
       const next = batches.next();
       reading = true;
       let result: IteratorResult<SourceBatch> | typeof TIMED_OUT;
@@ -139,7 +157,10 @@ export async function ingest(
       }
     }
     await commit();
+    await written();
   } finally {
+    // Nothing is left being written when ingestion returns or throws.
+    await Promise.all(writes);
     // Like `for await`, a source left early releases its file, socket or stream.
     if (!finished && !reading) await batches.return?.();
     // A commit failed while a read was in flight: the release runs once that read

@@ -3,7 +3,8 @@
  * stalls the HTTP thread. Talks to ./background.ts through messages.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openStore } from '../store/open.js';
+import { openWriter } from '../store/open.js';
+import type { WriteStore } from '../store/store.js';
 import { IngestError } from './errors.js';
 import { ingest, type IngestStats } from './ingester.js';
 import { openSourceSpec } from './source-spec.js';
@@ -25,7 +26,12 @@ export type WorkerMessage =
 const PROGRESS_EVERY_MS = 100;
 
 async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal: AbortSignal): Promise<void> {
-  const store = openStore({ dataDir: input.dataDir });
+  let store: WriteStore;
+  try {
+    store = await openWriter({ dataDir: input.dataDir });
+  } catch (e) {
+    return post({ type: 'failed', message: (e as Error).message, stats: undefined });
+  }
   let latest: { stats: IngestStats; position: number } | undefined;
   let lastPost = 0;
   let trailing: NodeJS.Timeout | undefined;

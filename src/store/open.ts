@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStore } from './sqlite.js';
-import type { Store } from './store.js';
+import { SqliteWriter } from './sqlite-writer.js';
+import type { Store, WriteStore } from './store.js';
 
 export interface StoreConfig {
   /** Folder of the embedded database. */
@@ -12,8 +13,19 @@ export interface StoreConfig {
 
 export const DEFAULT_DATA_DIR = './data';
 
+/**
+ * Opens the configured store for ingestion: its writes run on a thread of
+ * their own, beside the thread that reads and decodes the source.
+ */
+export async function openWriter(config: Omit<StoreConfig, 'readonly'>): Promise<WriteStore> {
+  mkdirSync(config.dataDir, { recursive: true });
+  return SqliteWriter.open(databasePath(config.dataDir));
+}
+
+const databasePath = (dataDir: string) => join(dataDir, 'ledger.db');
+
 /** Opens the configured store; the one place that picks a backend. */
 export function openStore(config: StoreConfig): Store {
   mkdirSync(config.dataDir, { recursive: true });
-  return openSqliteStore({ path: join(config.dataDir, 'ledger.db'), readonly: config.readonly ?? false });
+  return openSqliteStore({ path: databasePath(config.dataDir), readonly: config.readonly ?? false });
 }

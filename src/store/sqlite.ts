@@ -559,6 +559,10 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closeSync();
+  }
+
+  closeSync(): void {
     if (this.db.open) this.db.close();
   }
 

@@ -1,0 +1,60 @@
+/** The writer thread of ./sqlite-writer.ts: owns the write connection, answers one request at a time. */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { PreparedGroup } from './sqlite-rows.js';
+import { openSqliteStore, type SqliteStore } from './sqlite.js';
+
+export type WriterRequest =
+  | { id: number; type: 'ready' }
+  | { id: number; type: 'lastBlock' }
+  | { id: number; type: 'write'; group: PreparedGroup }
+  | { id: number; type: 'close' };
+
+export interface WriterReply {
+  id: number;
+  value?: unknown;
+  /** The message of the error the request failed with. */
+  error?: string;
+}
+
+function serve(port: NonNullable<typeof parentPort>, path: string): void {
+  let store: SqliteStore | undefined;
+  let openError: Error | undefined;
+  // Writes queued behind a failed one were prepared as its successors: writing
+  // them would leave a hole where its blocks belong.
+  let failedWrite: string | undefined;
+  try {
+    store = openSqliteStore({ path });
+  } catch (e) {
+    openError = e as Error;
+  }
+  port.on('message', (request: WriterRequest) => {
+    const reply = (r: Omit<WriterReply, 'id'>) => port.postMessage({ ...r, id: request.id } satisfies WriterReply);
+    try {
+      if (request.type === 'close') {
+        store?.closeSync();
+        reply({});
+        return port.close();
+      }
+      if (store === undefined) throw openError;
+      switch (request.type) {
+        case 'ready':
+          return reply({});
+        case 'lastBlock':
+          return reply({ value: store.lastBlockSync() });
+        case 'write':
+          if (failedWrite !== undefined) throw new Error(`not written: an earlier group failed: ${failedWrite}`);
+          try {
+            store.writePreparedSync(request.group);
+          } catch (e) {
+            failedWrite = (e as Error).message;
+            throw e;
+          }
+          return reply({});
+      }
+    } catch (e) {
+      reply({ error: (e as Error).message });
+    }
+  });
+}
+
+if (parentPort) serve(parentPort, (workerData as { path: string }).path);

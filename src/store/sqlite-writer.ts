@@ -32,8 +32,14 @@ export class SqliteWriter implements WriteStore {
 
   /** Starts the writer thread; fails as opening the database fails (a newer schema, say). */
   static async open(path: string): Promise<SqliteWriter> {
-    const writer = new SqliteWriter(new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path } }));
-    await writer.call({ type: 'ready' });
+    const worker = new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path } });
+    const writer = new SqliteWriter(worker);
+    try {
+      await writer.call({ type: 'ready' });
+    } catch (e) {
+      await worker.terminate();
+      throw e;
+    }
     return writer;
   }
 

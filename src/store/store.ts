@@ -30,6 +30,9 @@ export interface WriteStore {
    * Stores consecutive blocks in one transaction, together with the height of
    * the last as the last committed block: readers see all of them or none.
    * Each block must be newer than the one before it and than lastBlock().
+   * Calls may overlap (ingestion hands over the next group while one is being
+   * written): they are written in call order, and a call made while an earlier
+   * one is outstanding must fail, writing nothing, if that one fails.
    */
   writeBlocks(blocks: readonly Block[]): Promise<void>;
   close(): Promise<void>;

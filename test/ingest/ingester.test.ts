@@ -6,6 +6,7 @@ import { ingest } from '../../src/ingest/ingester.js';
 import { SourceError, type EventSource } from '../../src/ingest/source.js';
 import { CHAIN, blockEvents, blockTime, order } from '../support/events.js';
 import { RecordingStore } from '../support/recording-store.js';
+import type { Block } from '../../src/domain/block.js';
 
 function source(events: BusEvent[]): EventSource {
   return {
@@ -178,4 +179,52 @@ test('stopping, at a fault or on request, first commits every complete block rea
   assert.deepEqual(aborted.blocks.map((b) => b.height), [1n, 2n]);
   assert.deepEqual(aborted.commits, [2]);
   assert.ok(released, 'the source was released');
+});
+
+/** A store that takes a while per write, and can be told to fail one (and, as the contract asks, those behind it). */
+class SlowStore extends RecordingStore {
+  outstanding = 0;
+  private failed = false;
+  mostOutstanding = 0;
+  readonly calls: bigint[][] = [];
+  constructor(private readonly failAt?: bigint) {
+    super();
+  }
+  override async writeBlocks(blocks: readonly Block[]) {
+    this.calls.push(blocks.map((b) => b.height));
+    this.mostOutstanding = Math.max(this.mostOutstanding, ++this.outstanding);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    this.outstanding--;
+    if (this.failed) throw new Error('not written: an earlier write failed');
+    if (blocks.some((b) => b.height === this.failAt)) {
+      this.failed = true;
+      throw new Error('disk full');
+    }
+    await super.writeBlocks(blocks);
+  }
+}
+
+test('the next group is read while a slow store writes, at most two writes outstanding, in order', async () => {
+  const store = new SlowStore();
+  const committed: bigint[] = [];
+  const heights = Array.from({ length: 30 }, (_, i) => BigInt(i + 1));
+  const stats = await ingest(source(blocks(...heights)), store, {
+    commit: { maxBlocks: 3 },
+    onBlock: (b) => committed.push(b.height),
+  });
+  assert.equal(store.mostOutstanding, 2, 'writes overlapped, two deep and no deeper');
+  assert.deepEqual(store.calls.flat(), heights);
+  assert.deepEqual(committed, heights, 'reported as each write completes, in order');
+  assert.equal(stats.blocksCommitted, 30);
+  assert.equal(store.outstanding, 0, 'nothing still being written when ingest returns');
+});
+
+test('a failed write stops ingestion with its error; no group is handed over after it is known', async () => {
+  const store = new SlowStore(7n);
+  const heights = Array.from({ length: 30 }, (_, i) => BigInt(i + 1));
+  await assert.rejects(ingest(source(blocks(...heights)), store, { commit: { maxBlocks: 3 } }), /disk full/);
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n, 4n, 5n, 6n]);
+  // The group of block 7 (7..9) may have had one successor queued behind it, never more.
+  assert.ok(store.calls.length <= 4, `${store.calls.length} writes`);
+  assert.equal(store.outstanding, 0);
 });

@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import type { Block } from '../../src/domain/block.js';
 import { BlockAssembler } from '../../src/ingest/assembler.js';
 import { simulateEvents } from '../../src/simulate/simulate.js';
-import { tempStore } from './helpers.js';
+import { SqliteWriter } from '../../src/store/sqlite-writer.js';
+import { tempDatabase, tempStore } from './helpers.js';
 
 function simulatedBlocks(seed: number, blocks: number): Block[] {
   const assembler = new BlockAssembler();
@@ -61,4 +62,23 @@ test('any grouping of blocks into transactions stores exactly what one block at 
   assert.ok(oneByOne.orders_history!.length > oneByOne.orders_current!.length, 'orders change across blocks');
   assert.deepEqual(await written(() => blocks.length), oneByOne, 'all blocks in one transaction');
   assert.deepEqual(await written((g) => [7, 1, 30, 2, 13][g % 5]!), oneByOne, 'uneven groups');
+});
+
+test('the writer thread, with writes outstanding side by side, stores exactly what the in-process store does', async (t) => {
+  const blocks = simulatedBlocks(12, 90);
+  const direct = tempStore(t);
+  await direct.store.writeBlocks(blocks);
+  const directLast = direct.store.lastBlockSync();
+  await direct.store.close();
+
+  const { path } = tempDatabase(t);
+  const writer = await SqliteWriter.open(path);
+  t.after(() => writer.close());
+  // Groups of 7 blocks, every write issued before any has finished.
+  const writes: Promise<void>[] = [];
+  for (let i = 0; i < blocks.length; i += 7) writes.push(writer.writeBlocks(blocks.slice(i, i + 7)));
+  await Promise.all(writes);
+  assert.deepEqual(await writer.lastBlock(), directLast);
+  await writer.close();
+  assert.deepEqual(dump(path), dump(direct.path));
 });

@@ -1,0 +1,45 @@
+/** The writer thread: failures reach the caller, and nothing is written behind a failed group. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
+import { SqliteWriter } from '../../src/store/sqlite-writer.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { block, order, tempDatabase } from './helpers.js';
+
+test('a failed group fails the groups queued behind it, and neither is stored', async (t) => {
+  const { path } = tempDatabase(t);
+  const writer = await SqliteWriter.open(path);
+  t.after(() => writer.close());
+  await writer.writeBlocks([block(1, { orders: [order(1)] }), block(2, { orders: [order(2)] })]);
+  // Issued together: the first is refused (block 2 is stored already), the second would leave a hole.
+  const refused = writer.writeBlocks([block(2, { orders: [order(3)] })]);
+  const behind = writer.writeBlocks([block(3, { orders: [order(4)] })]);
+  await assert.rejects(refused, /block 2 is not newer than the last stored block 2/);
+  await assert.rejects(behind, /not written: an earlier group failed: block 2 is not newer/);
+  assert.equal((await writer.lastBlock())?.height, 2n);
+  await writer.close();
+
+  const reader = openSqliteStore({ path, readonly: true });
+  t.after(() => reader.close());
+  const ids = (await reader.listOrders({}, { newestFirst: false, mode: 'first', limit: 10 })).rows.map((r) => r.key.id);
+  assert.deepEqual(ids, [order(1).id, order(2).id]);
+});
+
+test('opening fails as opening the database fails, and the thread is gone', async (t) => {
+  const { path } = tempDatabase(t);
+  const db = new Database(path);
+  db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+  db.close();
+  await assert.rejects(SqliteWriter.open(path), /newer than this ledger-query knows/);
+});
+
+test('an empty group is not sent, and close is idempotent after the thread ends', async (t) => {
+  const { path } = tempDatabase(t);
+  const writer = await SqliteWriter.open(path);
+  await writer.writeBlocks([]);
+  assert.equal(await writer.lastBlock(), undefined);
+  await writer.close();
+  await writer.close();
+  await assert.rejects(writer.writeBlocks([block(1)]), /writer thread exited/);
+});

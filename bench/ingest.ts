@@ -3,7 +3,8 @@
  * a fresh embedded store, in one run beside
  *  - reading and decoding the same file without storing it (the ceiling the
  *    store is measured against), and
- *  - the same ingest committing every block on its own (what grouping saves).
+ *  - the same ingest committing every block on its own (what grouping saves),
+ *  - the same ingest reading and writing on one thread (what the writer thread saves).
  * Usage: npm run bench:ingest
  */
 import { rmSync } from 'node:fs';

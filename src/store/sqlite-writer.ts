@@ -6,8 +6,8 @@
  * core to two.
  */
 import { once } from 'node:events';
-import type { Block } from '../domain/block.js';
 import { Worker } from 'node:worker_threads';
+import type { Block } from '../domain/block.js';
 import { prepareGroup, transferables } from './sqlite-rows.js';
 import type { CommittedBlock, WriteStore } from './store.js';
 import type { WriterReply, WriterRequest } from './sqlite-writer-thread.js';
@@ -18,6 +18,8 @@ export class SqliteWriter implements WriteStore {
   private readonly waiting = new Map<number, Pending>();
   private nextId = 1;
   private gone: Error | undefined;
+  /** A group that could not even be prepared: the thread never saw it, so refuse what follows here. */
+  private unprepared: Error | undefined;
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (reply: WriterReply) => {
@@ -53,7 +55,14 @@ export class SqliteWriter implements WriteStore {
    * fails too.
    */
   async writeBlocks(blocks: readonly Block[]): Promise<void> {
-    const group = prepareGroup(blocks);
+    if (this.unprepared) throw new Error(`not written: an earlier group failed: ${this.unprepared.message}`);
+    let group;
+    try {
+      group = prepareGroup(blocks);
+    } catch (e) {
+      this.unprepared = e as Error;
+      throw e;
+    }
     if (group !== undefined) await this.call({ type: 'write', group }, transferables(group));
   }
 

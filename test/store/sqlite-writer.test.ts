@@ -26,6 +26,15 @@ test('a failed group fails the groups queued behind it, and neither is stored', 
   assert.deepEqual(ids, [order(1).id, order(2).id]);
 });
 
+test('a group that cannot be prepared fails, and so do the groups after it', async (t) => {
+  const { path } = tempDatabase(t);
+  const writer = await SqliteWriter.open(path);
+  t.after(() => writer.close());
+  await assert.rejects(writer.writeBlocks([{ ...block(1, { orders: [order(1)] }), orderMessages: [] }]), /1 orders but 0 order messages/);
+  await assert.rejects(writer.writeBlocks([block(2, { orders: [order(2)] })]), /not written: an earlier group failed/);
+  assert.equal(await writer.lastBlock(), undefined);
+});
+
 test('opening fails as opening the database fails, and the thread is gone', async (t) => {
   const { path } = tempDatabase(t);
   const db = new Database(path);

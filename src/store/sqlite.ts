@@ -383,7 +383,7 @@ class BlockWriter {
     this.insertCurrent = db.prepare(
       `INSERT INTO orders_current (${CURRENT_FIELDS.join(', ')}) VALUES (${placeholders(CURRENT_FIELDS.length)})`,
     );
-    // Text the indexes do not hold: an order keeps its party and market for life, so this is rare.
+    // party_id and market_id change only together with party_no and market_no, which updateAll writes.
     const unindexed = CURRENT_FIELDS.filter((c) => !INDEXED.includes(c) && c !== 'party_id' && c !== 'market_id');
     this.updateUnindexed = new PartialUpdate(db, unindexed);
     this.updateChanging = new PartialUpdate(db, [...unindexed, ...CHANGING]);

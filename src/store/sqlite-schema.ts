@@ -141,7 +141,7 @@ export const MIGRATIONS: readonly Migration[] = [
 
 /**
  * Index entries of orders shrink from about 145 bytes to 50 (the ten filter
- * indexes from 35k to 15k pages per 160k orders): every index ends in the
+ * indexes from 29k to 14k pages per 160k orders): every index ends in the
  * order id, now its 32 bytes rather than 64 hex characters (byte order is the
  * order of lowercase hex, so listings do not change), and parties and markets
  * are indexed by a number. The rows keep the hex text that responses print.

@@ -92,13 +92,17 @@ function objectPieces(members: Member[]): Piece[] {
 
 const object = (members: Member[]): string => render(objectPieces(members));
 
+/** An interned party or market id as a JSON string. */
+const interned = (table: 'parties' | 'markets', no: string): Piece[] => str(`(SELECT id FROM ${table} WHERE no = ${no})`);
+
 /** The Order node of ListOrdersResponse, from a row of orders_current aliased `o`. */
 export function orderJsonSql(o: string): string {
   const c = (name: string) => `${o}.${name}`;
   return object([
-    ['id', str(c('id'))],
-    ['marketId', str(c('market_id'))],
-    ['partyId', str(c('party_id'))],
+    // Hex needs no JSON escaping.
+    ['id', [text('"'), sql(`lower(hex(${c('id_bytes')}))`), text('"')]],
+    ['marketId', interned('markets', c('market_no'))],
+    ['partyId', interned('parties', c('party_no'))],
     ['side', enumValue(Side, c('side'))],
     ['price', str(c('price'))],
     ['size', int64(c('size'))],

@@ -42,17 +42,33 @@ export function orderIdBytes(id: string): Buffer {
   return bytes;
 }
 
-export const ORDER_FIELDS = [
-  'id', 'market_id', 'party_id', 'side', 'price', 'size', 'remaining', 'time_in_force', 'type',
+/**
+ * The columns of orders_current, in the order the writer binds them. Ids are
+ * held as bytes and numbers only: every index ends in the id's 32 bytes, and
+ * parties and markets are interned (the `parties` and `markets` tables).
+ */
+export const CURRENT_FIELDS = [
+  'id_bytes', 'market_no', 'party_no', 'side', 'price', 'size', 'remaining', 'time_in_force', 'type',
   'created_at', 'status', 'expires_at', 'reference', 'reason', 'updated_at', 'version', 'batch_id',
   'pegged_reference', 'pegged_offset', 'lp_id', 'post_only', 'reduce_only', 'iceberg_peak_size',
   'iceberg_minimum_visible_size', 'iceberg_reserved_remaining', 'live', 'vega_time',
 ] as const;
 
-/** The values of ORDER_FIELDS, in that order. */
-function orderRow(o: Order, vegaTime: bigint): SqlValue[] {
+export type CurrentField = (typeof CURRENT_FIELDS)[number];
+
+/** The position of a column in CURRENT_FIELDS, and so in a row. */
+export const at = (column: CurrentField): number => CURRENT_FIELDS.indexOf(column);
+
+export const MARKET_AT = at('market_no');
+export const PARTY_AT = at('party_no');
+
+/**
+ * The values of CURRENT_FIELDS, except that market_no and party_no hold the
+ * market and party ids: only the writer, under its write lock, can number them.
+ */
+function currentRow(o: Order, vegaTime: bigint, idBytes: Uint8Array | null): SqlValue[] {
   return [
-    o.id.toLowerCase(), o.marketId.toLowerCase(), o.partyId.toLowerCase(), o.side, o.price,
+    idBytes, o.marketId.toLowerCase(), o.partyId.toLowerCase(), o.side, o.price,
     u64(o.size), u64(o.remaining), o.timeInForce, o.type, o.createdAt, o.status, o.expiresAt,
     o.reference, o.reason ?? null, o.updatedAt, u64(o.version), u64(o.batchId),
     o.peggedOrder?.reference ?? null, o.peggedOrder?.offset ?? null, o.liquidityProvisionId,
@@ -79,7 +95,10 @@ export interface PreparedGroup {
   last: CommittedBlock;
   /** Each order's last state in each block it changed in. */
   history: PackedHistory;
-  /** Each order's last state in the group: ORDER_FIELDS values. Readers never see the states in between. */
+  /**
+   * Each order's last state in the group, as currentRow() makes it; its id
+   * bytes are a view of history.ids. Readers never see the states in between.
+   */
   latest: SqlValue[][];
   /** node_signatures rows: resource id, signature, kind, block time. */
   signatures: SqlValue[][];
@@ -101,67 +120,126 @@ export function transferables(p: PreparedGroup): ArrayBuffer[] {
   return [p.history.times.buffer, p.history.ids.buffer, p.history.messages.buffer, p.history.ends.buffer] as ArrayBuffer[];
 }
 
-export function prepareGroup(blocks: readonly Block[]): PreparedGroup | undefined {
-  const lastBlock = blocks.at(-1);
-  if (lastBlock === undefined) return undefined;
-  // Within a block only the last state of an order counts: per block, id -> index of that state.
-  const perBlock = blocks.map((block) => {
+/** prepareGroup() of blocks given one at a time. */
+export class GroupRows {
+  private readonly heights: bigint[] = [];
+  private last: CommittedBlock | undefined;
+  private rows = 0;
+  private times = new BigInt64Array(4096);
+  private ends = new Uint32Array(4096);
+  private ids = Buffer.allocUnsafeSlow(4096 * ID_BYTES);
+  private messages = Buffer.allocUnsafeSlow(1 << 20);
+  /**
+   * Order id -> its row as of the last block that changed it. The row's
+   * id_bytes holds the number of its history row until finish(): the history
+   * buffers may still be replaced by larger ones.
+   */
+  private readonly current = new Map<string, SqlValue[]>();
+  private readonly signatures: SqlValue[][] = [];
+  private readonly added: SqlValue[][] = [];
+  private readonly removed: SqlValue[][] = [];
+
+  get size(): number {
+    return this.heights.length;
+  }
+
+  add(block: Block): void {
     const { orders, orderMessages } = block;
     if (orderMessages.length !== orders.length) {
       throw new Error(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
     }
+    // Within a block only the last state of an order counts: id -> index of that state.
     const latest = new Map<string, number>();
     for (let i = 0; i < orders.length; i++) latest.set(orders[i]!.id.toLowerCase(), i);
-    return latest;
-  });
-  let rows = 0;
-  let messageBytes = 0;
-  blocks.forEach((block, b) => {
-    for (const i of perBlock[b]!.values()) messageBytes += block.orderMessages[i]!.byteLength;
-    rows += perBlock[b]!.size;
-  });
-  const history: PackedHistory = {
-    times: new BigInt64Array(rows),
-    ids: Buffer.allocUnsafeSlow(rows * ID_BYTES),
-    messages: Buffer.allocUnsafeSlow(messageBytes),
-    ends: new Uint32Array(rows),
-  };
-  const ids = history.ids as Buffer;
-  // Order id -> its row as of the last block of the group that changed it.
-  const current = new Map<string, SqlValue[]>();
-  const group: Omit<PreparedGroup, 'history' | 'latest'> = {
-    heights: blocks.map((b) => b.height),
-    last: { height: lastBlock.height, time: lastBlock.time, chainId: lastBlock.chainId },
-    signatures: [], added: [], removed: [],
-  };
-  let row = 0;
-  let end = 0;
-  blocks.forEach((block, b) => {
+    let messageBytes = 0;
+    for (const i of latest.values()) messageBytes += orderMessages[i]!.byteLength;
+    this.reserve(latest.size, messageBytes);
     const t = block.time;
-    for (const [id, i] of perBlock[b]!) {
-      history.times[row] = t;
-      writeOrderId(id, ids, row * ID_BYTES);
-      const message = block.orderMessages[i]!;
-      history.messages.set(message, end);
+    let row = this.rows;
+    let end = row === 0 ? 0 : this.ends[row - 1]!;
+    for (const [id, i] of latest) {
+      this.times[row] = t;
+      writeOrderId(id, this.ids, row * ID_BYTES);
+      const message = orderMessages[i]!;
+      this.messages.set(message, end);
       end += message.byteLength;
-      history.ends[row++] = end;
-      current.set(id, orderRow(block.orders[i]!, t));
+      this.ends[row] = end;
+      const state = currentRow(orders[i]!, t, null);
+      state[0] = row++;
+      this.current.set(id, state);
     }
-    for (const s of block.nodeSignatures) group.signatures.push([s.id.toLowerCase(), s.sig, s.kind, t]);
+    this.rows = row;
+    for (const s of block.nodeSignatures) this.signatures.push([s.id.toLowerCase(), s.sig, s.kind, t]);
     for (const a of block.signersAdded) {
-      group.added.push([
+      this.added.push([
         a.signatureId.toLowerCase(), a.validatorId.toLowerCase(), a.timestamp, a.newSigner, a.submitter,
         a.submitter.toLowerCase(), a.nonce, u64(a.epochSeq), t,
       ]);
     }
     for (const r of block.signersRemoved) {
       for (const s of r.signatureSubmitters) {
-        group.removed.push([
+        this.removed.push([
           s.signatureId.toLowerCase(), s.submitter, r.validatorId.toLowerCase(), r.timestamp, r.oldSigner, r.nonce,
           u64(r.epochSeq), t,
         ]);
       }
     }
-  });
-  return { ...group, history, latest: [...current.values()] };
+    this.heights.push(block.height);
+    this.last = { height: block.height, time: block.time, chainId: block.chainId };
+  }
+
+  /** The group so far; undefined if no block was added. The builder is not used again. */
+  finish(): PreparedGroup | undefined {
+    if (this.last === undefined) return undefined;
+    const rows = this.rows;
+    const ids = this.ids;
+    const latest = [...this.current.values()];
+    for (const state of latest) {
+      const row = state[0] as number;
+      state[0] = ids.subarray(row * ID_BYTES, (row + 1) * ID_BYTES);
+    }
+    return {
+      heights: this.heights,
+      last: this.last,
+      history: {
+        times: this.times.subarray(0, rows),
+        ids: ids.subarray(0, rows * ID_BYTES),
+        messages: this.messages.subarray(0, rows === 0 ? 0 : this.ends[rows - 1]),
+        ends: this.ends.subarray(0, rows),
+      },
+      latest,
+      signatures: this.signatures,
+      added: this.added,
+      removed: this.removed,
+    };
+  }
+
+  /** Room for `rows` more history rows holding `messageBytes` more bytes of messages. */
+  private reserve(rows: number, messageBytes: number): void {
+    const needRows = this.rows + rows;
+    if (needRows > this.times.length) {
+      const capacity = Math.max(needRows, 2 * this.times.length);
+      const times = new BigInt64Array(capacity);
+      times.set(this.times.subarray(0, this.rows));
+      this.times = times;
+      const ends = new Uint32Array(capacity);
+      ends.set(this.ends.subarray(0, this.rows));
+      this.ends = ends;
+      const ids = Buffer.allocUnsafeSlow(capacity * ID_BYTES);
+      this.ids.copy(ids, 0, 0, this.rows * ID_BYTES);
+      this.ids = ids;
+    }
+    const used = this.rows === 0 ? 0 : this.ends[this.rows - 1]!;
+    if (used + messageBytes > this.messages.length) {
+      const messages = Buffer.allocUnsafeSlow(Math.max(used + messageBytes, 2 * this.messages.length));
+      this.messages.copy(messages, 0, 0, used);
+      this.messages = messages;
+    }
+  }
+}
+
+export function prepareGroup(blocks: readonly Block[]): PreparedGroup | undefined {
+  const rows = new GroupRows();
+  for (const block of blocks) rows.add(block);
+  return rows.finish();
 }

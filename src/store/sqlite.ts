@@ -27,8 +27,8 @@ import {
 } from './plan.js';
 import { bundleJsonSql, orderJsonSql } from './sqlite-json.js';
 import {
-  ORDER_FIELDS, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, fromU64, orderIdBytes, prepareGroup, u64,
-  type PreparedGroup, type SqlValue,
+  CURRENT_FIELDS, MARKET_AT, PARTY_AT, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, fromU64, orderIdBytes,
+  prepareGroup, u64, type CurrentField, type PreparedGroup, type SqlValue,
 } from './sqlite-rows.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
 import type { CommittedBlock, Store } from './store.js';
@@ -182,16 +182,17 @@ const ORDER_KEY: readonly [string, string] = ['o.created_at', 'o.id_bytes'];
 
 function residualOrderConditions(r: OrderPlan['residual'], params: SqlValue[]): string[] {
   const out: string[] = [];
-  const inList = (column: string, values: readonly (string | number)[] | undefined) => {
+  const inList = (column: string, values: readonly (string | number)[] | undefined, interned?: 'parties' | 'markets') => {
     if (values === undefined) return;
-    out.push(`o.${column} IN (${placeholders(values.length)})`);
+    const list = placeholders(values.length);
+    out.push(`o.${column} IN (${interned ? `SELECT no FROM ${interned} WHERE id IN (${list})` : list})`);
     params.push(...values);
   };
   inList('status', r.statuses);
   inList('type', r.types);
   inList('time_in_force', r.timeInForces);
-  inList('party_id', r.partyIds);
-  inList('market_id', r.marketIds);
+  inList('party_no', r.partyIds, 'parties');
+  inList('market_no', r.marketIds, 'markets');
   if (r.reference !== undefined) {
     out.push('o.reference = ?');
     params.push(r.reference);
@@ -275,8 +276,6 @@ function bundleQueries(filter: BundleFilter, page: PageRequest<BundleKey>): Page
 
 // ---------------------------------------------------------------- writing
 
-/** What orders_current holds beyond ORDER_FIELDS: the keys its indexes use. */
-const CURRENT_FIELDS = [...ORDER_FIELDS, 'id_bytes', 'party_no', 'market_no'] as const;
 
 function upsertSql(table: string, columns: readonly string[], conflict: string[]): string {
   const updates = columns.filter((c) => !conflict.includes(c)).map((c) => `${c} = excluded.${c}`);
@@ -286,8 +285,6 @@ function upsertSql(table: string, columns: readonly string[], conflict: string[]
   );
 }
 
-type OrderField = (typeof CURRENT_FIELDS)[number];
-
 /**
  * Indexed columns an order keeps for life (market, party, creation time,
  * reference, type), and those its events change (status, time in force,
@@ -295,19 +292,20 @@ type OrderField = (typeof CURRENT_FIELDS)[number];
  * its columns, even to the same value; most events only fill or amend an order,
  * so the writer assigns indexed columns only when they really changed.
  */
-const LIFELONG: readonly OrderField[] = ['market_no', 'party_no', 'created_at', 'reference', 'type'];
-const CHANGING: readonly OrderField[] = ['status', 'time_in_force', 'live'];
-const INDEXED: readonly OrderField[] = [...LIFELONG, ...CHANGING];
-const field = (name: OrderField) => CURRENT_FIELDS.indexOf(name);
+const LIFELONG: readonly CurrentField[] = ['market_no', 'party_no', 'created_at', 'reference', 'type'];
+const CHANGING: readonly CurrentField[] = ['status', 'time_in_force', 'live'];
+const INDEXED: readonly CurrentField[] = [...LIFELONG, ...CHANGING];
 
 /** The columns order_counts counts, by the dimension name the planner uses. */
 const COUNTED = [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_in_force'], ['live', 'live']] as const;
+const COUNTED_AT = COUNTED.map(([, column]) => at(column));
+const COUNTED_STORED_AT = COUNTED.map(([, column]) => INDEXED.indexOf(column));
 
-function updateSql(columns: readonly OrderField[]): { sql: string; positions: number[] } {
+function updateSql(columns: readonly CurrentField[]): { sql: string; positions: number[] } {
   const set = columns.filter((c) => c !== 'id_bytes');
   return {
     sql: `UPDATE orders_current SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE id_bytes = ?`,
-    positions: [...set.map(field), field('id_bytes')],
+    positions: [...set.map(at), at('id_bytes')],
   };
 }
 
@@ -315,7 +313,7 @@ function updateSql(columns: readonly OrderField[]): { sql: string; positions: nu
 class PartialUpdate {
   private readonly statement: Database.Statement;
   private readonly positions: number[];
-  constructor(db: Database.Database, columns: readonly OrderField[]) {
+  constructor(db: Database.Database, columns: readonly CurrentField[]) {
     const { sql, positions } = updateSql(columns);
     this.statement = db.prepare(sql);
     this.positions = positions;
@@ -383,8 +381,7 @@ class BlockWriter {
     this.insertCurrent = db.prepare(
       `INSERT INTO orders_current (${CURRENT_FIELDS.join(', ')}) VALUES (${placeholders(CURRENT_FIELDS.length)})`,
     );
-    // party_id and market_id change only together with party_no and market_no, which updateAll writes.
-    const unindexed = CURRENT_FIELDS.filter((c) => !INDEXED.includes(c) && c !== 'party_id' && c !== 'market_id');
+    const unindexed = CURRENT_FIELDS.filter((c) => !INDEXED.includes(c));
     this.updateUnindexed = new PartialUpdate(db, unindexed);
     this.updateChanging = new PartialUpdate(db, [...unindexed, ...CHANGING]);
     this.updateAll = new PartialUpdate(db, CURRENT_FIELDS);
@@ -441,43 +438,37 @@ class BlockWriter {
     for (const row of group.signatures) this.insertSignature.run(row);
     for (const row of group.added) this.upsertAdded.run(row);
     for (const row of group.removed) this.upsertRemoved.run(row);
-    const counts = new Map<string, number>();
-    for (const row of group.latest) this.writeCurrent(this.currentRow(row), counts);
-    for (const [key, delta] of counts) {
-      if (delta === 0) continue;
-      const [dimension, value] = key.split(':') as [string, string];
-      this.addCount.run(dimension, BigInt(value), delta);
+    // Per COUNTED dimension: value -> change in its number of orders.
+    const counts = COUNTED.map(() => new Map<number, number>());
+    for (const row of group.latest) {
+      row[PARTY_AT] = this.parties.no(row[PARTY_AT] as string);
+      row[MARKET_AT] = this.markets.no(row[MARKET_AT] as string);
+      this.writeCurrent(row, counts);
     }
+    counts.forEach((deltas, d) => {
+      for (const [value, delta] of deltas) if (delta !== 0) this.addCount.run(COUNTED[d]![0], value, delta);
+    });
     this.setLastBlock.run(u64(group.last.height), group.last.time, group.last.chainId);
   }
 
-  /** The values of CURRENT_FIELDS, from those of ORDER_FIELDS. */
-  private currentRow(order: SqlValue[]): SqlValue[] {
-    const id = order[field('id')] as string;
-    return [
-      ...order, orderIdBytes(id), this.parties.no(order[field('party_id')] as string),
-      this.markets.no(order[field('market_id')] as string),
-    ];
-  }
-
-  /** Writes the current state with the cheapest statement that is still exact. */
-  private writeCurrent(row: SqlValue[], counts: Map<string, number>): void {
-    const stored = this.selectIndexed.get(row[field('id_bytes')]) as unknown[] | undefined;
-    const count = (values: (c: OrderField) => unknown, delta: number) => {
-      for (const [dimension, column] of COUNTED) {
-        const key = `${dimension}:${values(column)}`;
-        counts.set(key, (counts.get(key) ?? 0) + delta);
-      }
+  /** Writes the current state (a row of CURRENT_FIELDS) with the cheapest statement that is still exact. */
+  private writeCurrent(row: SqlValue[], counts: Map<number, number>[]): void {
+    const stored = this.selectIndexed.get(row[at('id_bytes')]) as unknown[] | undefined;
+    const count = (values: readonly unknown[], positions: readonly number[], delta: number) => {
+      counts.forEach((deltas, d) => {
+        const value = Number(values[positions[d]!]);
+        deltas.set(value, (deltas.get(value) ?? 0) + delta);
+      });
     };
     if (stored === undefined) {
       this.insertCurrent.run(row);
-      count((c) => row[field(c)], 1);
+      count(row, COUNTED_AT, 1);
       return;
     }
-    const unchanged = (c: OrderField) => same(stored[INDEXED.indexOf(c)], row[field(c)]!);
+    const unchanged = (c: CurrentField) => same(stored[INDEXED.indexOf(c)], row[at(c)]!);
     if (INDEXED.every(unchanged)) return this.updateUnindexed.run(row);
-    count((c) => stored[INDEXED.indexOf(c)], -1);
-    count((c) => row[field(c)], 1);
+    count(stored, COUNTED_STORED_AT, -1);
+    count(row, COUNTED_AT, 1);
     if (LIFELONG.every(unchanged)) this.updateChanging.run(row);
     else this.updateAll.run(row);
   }

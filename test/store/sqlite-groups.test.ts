@@ -22,7 +22,7 @@ function simulatedBlocks(seed: number, blocks: number): Block[] {
 }
 
 const TABLES = {
-  orders_current: 'id',
+  orders_current: 'id_bytes',
   orders_history: 'vega_time, id_bytes',
   order_counts: 'dimension, value',
   signer_added: 'signature_id',

@@ -45,7 +45,7 @@ test('the last event of an order within a block wins, and history keeps one row 
     [hex(1), blockTime(2n), 0n, BigInt(STATUS.FILLED)],
     [hex(2), blockTime(1n), 10n, BigInt(STATUS.ACTIVE)],
   ]);
-  const current = db.prepare('SELECT vega_time FROM orders_current WHERE id = ?').pluck().get(hex(1));
+  const current = db.prepare('SELECT vega_time FROM orders_current WHERE id_bytes = unhex(?)').pluck().get(hex(1));
   assert.equal(current, blockTime(2n), 'vega_time is the block time of the last change');
 });
 
@@ -71,7 +71,10 @@ test('every kind of change to an order reaches the current state, and the planne
   })]);
   const db = inspect(path);
   t.after(() => db.close());
-  const rows = db.prepare('SELECT id, remaining, status, live, market_id, party_id, type, reference, created_at FROM orders_current ORDER BY id').raw(true).all();
+  const rows = db.prepare(`
+    SELECT lower(hex(id_bytes)), remaining, status, live, m.id, p.id, type, reference, created_at
+    FROM orders_current JOIN markets AS m ON m.no = market_no JOIN parties AS p ON p.no = party_no ORDER BY id_bytes
+  `).raw(true).all();
   assert.deepEqual(rows, [
     [hex(1), 3n, 1n, 1n, hex(1001), hex(2001), 1n, '', order(1).createdAt],
     [hex(2), 10n, 3n, 0n, hex(1002), hex(2002), 1n, '', order(2).createdAt],
@@ -291,7 +294,7 @@ function v1Row(o: Order, vegaTime: bigint): Record<string, unknown> {
   };
 }
 
-test('migration 2 turns a version 1 file into what writing the same blocks today stores', async (t) => {
+test('migrations turn a version 1 file into what writing the same blocks today stores', async (t) => {
   const blocks = [
     block(1, { orders: [order(1), order(2, { partyId: NETWORK_PARTY, type: TYPE.NETWORK, timeInForce: TIF.IOC }), order(3, { reference: 'r' })] }),
     block(2, {

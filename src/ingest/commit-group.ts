@@ -1,4 +1,5 @@
 import type { Block } from '../domain/block.js';
+import type { BlockBatch, CommittedBlock } from '../store/store.js';
 
 /**
  * When completed blocks are committed. Each commit is one transaction that
@@ -33,22 +34,31 @@ export interface CommitLimits {
  */
 export const DEFAULT_COMMIT_LIMITS: CommitLimits = { maxBlocks: 500, maxRows: 50_000, idleMs: 25, maxDelayMs: 250 };
 
-/** One commit's worth of completed blocks, each with the source position of its end. */
-export class CommitGroup {
-  private blocks: Block[] = [];
+/** One commit's worth of completed blocks, in the store's batch, each with the source position of its end. */
+export class CommitGroup<B extends BlockBatch> {
+  private batch: B;
+  private blocks: CommittedBlock[] = [];
   private positions: number[] = [];
   private rows = 0;
   private firstAt = 0;
 
-  constructor(private readonly limits: CommitLimits, private readonly now: () => number = performance.now.bind(performance)) {}
+  constructor(
+    private readonly newBatch: () => B,
+    private readonly limits: CommitLimits,
+    private readonly now: () => number = performance.now.bind(performance),
+  ) {
+    this.batch = newBatch();
+  }
 
   get size(): number {
     return this.blocks.length;
   }
 
+  /** Adds a block; if the store refuses it, the group stays as it was. */
   add(block: Block, position: number): void {
+    this.batch.add(block);
     if (this.blocks.length === 0) this.firstAt = this.now();
-    this.blocks.push(block);
+    this.blocks.push({ height: block.height, time: block.time, chainId: block.chainId });
     this.positions.push(position);
     this.rows += block.orders.length + block.nodeSignatures.length + block.signersAdded.length + block.signersRemoved.length;
   }
@@ -67,9 +77,10 @@ export class CommitGroup {
     return this.blocks.length >= this.limits.maxBlocks || this.rows >= this.limits.maxRows || this.dueInMs() === 0;
   }
 
-  /** Empties the group, returning what it held. */
-  take(): { blocks: Block[]; positions: number[] } {
-    const taken = { blocks: this.blocks, positions: this.positions };
+  /** Empties the group, returning its batch and which blocks it holds. */
+  take(): { batch: B; blocks: CommittedBlock[]; positions: number[] } {
+    const taken = { batch: this.batch, blocks: this.blocks, positions: this.positions };
+    this.batch = this.newBatch();
     this.blocks = [];
     this.positions = [];
     this.rows = 0;

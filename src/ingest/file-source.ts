@@ -15,6 +15,13 @@ export interface FileSourceOptions {
 }
 
 const CHUNK_BYTES = 1 << 20;
+/**
+ * Events are decoded and handed over a few at a time, not a chunk (~1,500
+ * events) at once: decoded events that live long enough to survive a young
+ * generation collection are what made garbage collection cost (measured: a
+ * third of ingestion's CPU before, with blocks also kept whole until written).
+ */
+const BATCH_EVENTS = 128;
 
 /**
  * Events of a framed event file. Sequence numbers must rise by one from record
@@ -47,7 +54,7 @@ async function* readRecords(path: string, opts: FileSourceOptions): AsyncGenerat
       position += bytesRead;
       // The splitter keeps references into the chunk, so hand it a copy.
       splitter.push(Buffer.from(buf.subarray(0, bytesRead)));
-      const batch: SourceEvent[] = [];
+      let batch: SourceEvent[] = [];
       let failure: SourceError | undefined;
       try {
         for (let rec = splitter.next(); rec; rec = splitter.next()) {
@@ -56,6 +63,10 @@ async function* readRecords(path: string, opts: FileSourceOptions): AsyncGenerat
           }
           lastSeq = rec.seq;
           batch.push({ event: decodeRecord(rec.event, rec.offset), offset: rec.offset });
+          if (batch.length === BATCH_EVENTS) {
+            yield { events: batch };
+            batch = [];
+          }
         }
       } catch (e) {
         if (e instanceof FramingError) failure = new SourceError(e.message, e.offset);

@@ -1,5 +1,5 @@
 import type { Block } from '../domain/block.js';
-import type { CommittedBlock, WriteStore } from '../store/store.js';
+import type { BlockBatch, CommittedBlock, WriteStore } from '../store/store.js';
 import { BlockAssembler, BlockSequenceError } from './assembler.js';
 import { CommitGroup, DEFAULT_COMMIT_LIMITS, type CommitLimits } from './commit-group.js';
 import { IngestError } from './errors.js';
@@ -11,7 +11,7 @@ export interface IngestOptions {
   /** How completed blocks are grouped into transactions. */
   commit?: Partial<CommitLimits>;
   /** Called after each committed block (progress, status); position is the offset of its EndBlock. */
-  onBlock?: (block: Block, stats: IngestStats, position: number) => void;
+  onBlock?: (block: CommittedBlock, stats: IngestStats, position: number) => void;
 }
 
 export interface IngestStats {
@@ -49,14 +49,14 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TI
  * any reason but a failing store, every complete block read so far is
  * committed first.
  */
-export async function ingest(
+export async function ingest<B extends BlockBatch>(
   source: EventSource,
-  store: WriteStore,
+  store: WriteStore<B>,
   opts: IngestOptions = {},
   signal?: AbortSignal,
 ): Promise<IngestStats> {
   const assembler = new BlockAssembler();
-  const group = new CommitGroup({ ...DEFAULT_COMMIT_LIMITS, ...opts.commit });
+  const group = new CommitGroup(() => store.newBatch(), { ...DEFAULT_COMMIT_LIMITS, ...opts.commit });
   // The newest block accepted: committed, or waiting in the group.
   let last = await store.lastBlock();
   const stats: IngestStats = {
@@ -78,11 +78,11 @@ export async function ingest(
   const commit = async () => {
     await written(1);
     if (group.size === 0) return;
-    const { blocks, positions } = group.take();
-    writes.push(store.writeBlocks(blocks).then(
+    const { batch, blocks, positions } = group.take();
+    writes.push(store.write(batch).then(
       () => blocks.forEach((block, i) => {
         stats.blocksCommitted++;
-        stats.lastBlock = { height: block.height, time: block.time, chainId: block.chainId };
+        stats.lastBlock = block;
         opts.onBlock?.(block, snapshotCounts(stats, assembler), positions[i]!);
       }),
       (error: unknown) => {
@@ -108,7 +108,11 @@ export async function ingest(
     if (last && block.height !== last.height + 1n && !opts.allowGaps) {
       await fail(`block ${block.height} follows stored block ${last.height}: blocks ${last.height + 1n}..${block.height - 1n} are missing (use --allow-gaps to accept)`, offset);
     }
-    group.add(block, offset);
+    try {
+      group.add(block, offset);
+    } catch (e) {
+      await fail(`block ${block.height} cannot be stored: ${(e as Error).message}`, offset);
+    }
     last = { height: block.height, time: block.time, chainId: block.chainId };
     if (group.isDue()) await commit();
   };

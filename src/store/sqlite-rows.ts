@@ -6,7 +6,7 @@
  */
 import type { Block } from '../domain/block.js';
 import { isLive, type Order } from '../domain/order.js';
-import type { CommittedBlock } from './store.js';
+import type { BlockBatch, CommittedBlock } from './store.js';
 
 export type SqlValue = string | number | bigint | Uint8Array | null;
 
@@ -120,8 +120,11 @@ export function transferables(p: PreparedGroup): ArrayBuffer[] {
   return [p.history.times.buffer, p.history.ids.buffer, p.history.messages.buffer, p.history.ends.buffer] as ArrayBuffer[];
 }
 
-/** prepareGroup() of blocks given one at a time. */
-export class GroupRows {
+/**
+ * The rows of a group, built block by block as blocks complete (the SQLite
+ * stores' BlockBatch): only each order's latest state stays an object.
+ */
+export class GroupRows implements BlockBatch {
   private readonly heights: bigint[] = [];
   private last: CommittedBlock | undefined;
   private rows = 0;
@@ -139,11 +142,10 @@ export class GroupRows {
   private readonly added: SqlValue[][] = [];
   private readonly removed: SqlValue[][] = [];
 
-  get size(): number {
-    return this.heights.length;
-  }
+  private finished = false;
 
   add(block: Block): void {
+    if (this.finished) throw new Error('this batch was already handed over to be written');
     const { orders, orderMessages } = block;
     if (orderMessages.length !== orders.length) {
       throw new Error(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
@@ -154,12 +156,14 @@ export class GroupRows {
     let messageBytes = 0;
     for (const i of latest.values()) messageBytes += orderMessages[i]!.byteLength;
     this.reserve(latest.size, messageBytes);
-    const t = block.time;
+    // Ids first: a bad one throws before anything the batch holds has changed.
     let row = this.rows;
+    for (const id of latest.keys()) writeOrderId(id, this.ids, row++ * ID_BYTES);
+    const t = block.time;
+    row = this.rows;
     let end = row === 0 ? 0 : this.ends[row - 1]!;
     for (const [id, i] of latest) {
       this.times[row] = t;
-      writeOrderId(id, this.ids, row * ID_BYTES);
       const message = orderMessages[i]!;
       this.messages.set(message, end);
       end += message.byteLength;
@@ -188,8 +192,10 @@ export class GroupRows {
     this.last = { height: block.height, time: block.time, chainId: block.chainId };
   }
 
-  /** The group so far; undefined if no block was added. The builder is not used again. */
+  /** The group's rows; undefined if no block was added. A batch is finished once. */
   finish(): PreparedGroup | undefined {
+    if (this.finished) throw new Error('this batch was already handed over to be written');
+    this.finished = true;
     if (this.last === undefined) return undefined;
     const rows = this.rows;
     const ids = this.ids;

@@ -1,25 +1,22 @@
 /**
  * A WriteStore whose SQLite connection lives on a thread of its own. The
- * caller's thread reads and decodes the source and prepares each group's rows
- * (./sqlite-rows.ts); the writer thread only binds and commits them. While one
- * group is being committed the next is read, which takes ingestion from one
- * core to two.
+ * caller's thread reads and decodes the source and turns blocks into rows as
+ * they complete (GroupRows, ./sqlite-rows.ts); the writer thread only binds
+ * and commits them. While one group is being committed the next is read,
+ * which takes ingestion from one core to two.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { Block } from '../domain/block.js';
-import { prepareGroup, transferables } from './sqlite-rows.js';
+import { GroupRows, transferables } from './sqlite-rows.js';
 import type { CommittedBlock, WriteStore } from './store.js';
 import type { WriterReply, WriterRequest } from './sqlite-writer-thread.js';
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
-export class SqliteWriter implements WriteStore {
+export class SqliteWriter implements WriteStore<GroupRows> {
   private readonly waiting = new Map<number, Pending>();
   private nextId = 1;
   private gone: Error | undefined;
-  /** A group that could not even be prepared: the thread never saw it, so refuse what follows here. */
-  private unprepared: Error | undefined;
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (reply: WriterReply) => {
@@ -49,20 +46,17 @@ export class SqliteWriter implements WriteStore {
     return (await this.call({ type: 'lastBlock' })) as CommittedBlock | undefined;
   }
 
+  newBatch(): GroupRows {
+    return new GroupRows();
+  }
+
   /**
-   * Resolves once the blocks are committed. Calls may overlap: groups are
+   * Resolves once the batch is committed. Calls may overlap: batches are
    * written in the order of the calls, and once one fails, every later one
-   * fails too.
+   * fails too (the thread refuses them).
    */
-  async writeBlocks(blocks: readonly Block[]): Promise<void> {
-    if (this.unprepared) throw new Error(`not written: an earlier group failed: ${this.unprepared.message}`);
-    let group;
-    try {
-      group = prepareGroup(blocks);
-    } catch (e) {
-      this.unprepared = e as Error;
-      throw e;
-    }
+  async write(batch: GroupRows): Promise<void> {
+    const group = batch.finish();
     if (group !== undefined) await this.call({ type: 'write', group }, transferables(group));
   }
 

@@ -28,7 +28,7 @@ import {
 import { bundleJsonSql, orderJsonSql } from './sqlite-json.js';
 import {
   CURRENT_FIELDS, MARKET_AT, PARTY_AT, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, fromU64, orderIdBytes,
-  prepareGroup, u64, type CurrentField, type PreparedGroup, type SqlValue,
+  GroupRows, prepareGroup, u64, type CurrentField, type PreparedGroup, type SqlValue,
 } from './sqlite-rows.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
 import type { CommittedBlock, Store } from './store.js';
@@ -493,7 +493,7 @@ const BUSY_TIMEOUT_MS = 10_000;
  */
 const WAL_AUTOCHECKPOINT_PAGES = 100_000;
 
-export class SqliteStore implements Store {
+export class SqliteStore implements Store<GroupRows> {
   private readonly db: Database.Database;
   private readonly statements: StatementCache;
   private readonly writer: BlockWriter | undefined;
@@ -545,6 +545,16 @@ export class SqliteStore implements Store {
     return this.lastBlockSync();
   }
 
+  newBatch(): GroupRows {
+    return new GroupRows();
+  }
+
+  async write(batch: GroupRows): Promise<void> {
+    const group = batch.finish();
+    if (group !== undefined) this.writePreparedSync(group);
+  }
+
+  /** Blocks at hand, written as one batch. */
   async writeBlocks(blocks: readonly Block[]): Promise<void> {
     this.writeBlocksSync(blocks);
   }

@@ -24,18 +24,38 @@ export interface QueryStore {
   close(): Promise<void>;
 }
 
-export interface WriteStore {
+/**
+ * The blocks of one transaction, added as they complete. A store may turn
+ * each block into its rows as it is added: decoded blocks kept until their
+ * group is written were most of ingestion's garbage-collection work.
+ */
+export interface BlockBatch {
+  /** Adds the next block; a block that cannot be stored throws and leaves the batch as it was. */
+  add(block: Block): void;
+}
+
+export interface WriteStore<B extends BlockBatch = BlockBatch> {
   lastBlock(): Promise<CommittedBlock | undefined>;
+  /** An empty batch, to fill and hand to write(). */
+  newBatch(): B;
   /**
-   * Stores consecutive blocks in one transaction, together with the height of
+   * Stores the batch's blocks in one transaction, together with the height of
    * the last as the last committed block: readers see all of them or none.
    * Each block must be newer than the one before it and than lastBlock().
-   * Calls may overlap (ingestion hands over the next group while one is being
+   * Calls may overlap (ingestion hands over the next batch while one is being
    * written): they are written in call order, and a call made while an earlier
-   * one is outstanding must fail, writing nothing, if that one fails.
+   * one is outstanding must fail, writing nothing, if that one fails. A batch
+   * is written once.
    */
-  writeBlocks(blocks: readonly Block[]): Promise<void>;
+  write(batch: B): Promise<void>;
   close(): Promise<void>;
 }
 
-export type Store = QueryStore & WriteStore;
+/** Writes blocks as one batch. */
+export async function writeBlocks<B extends BlockBatch>(store: WriteStore<B>, blocks: readonly Block[]): Promise<void> {
+  const batch = store.newBatch();
+  for (const block of blocks) batch.add(block);
+  await store.write(batch);
+}
+
+export type Store<B extends BlockBatch = BlockBatch> = QueryStore & WriteStore<B>;

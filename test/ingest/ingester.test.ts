@@ -5,7 +5,7 @@ import type { BusEvent } from '../../src/ingest/events.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import { SourceError, type EventSource } from '../../src/ingest/source.js';
 import { CHAIN, blockEvents, blockTime, order } from '../support/events.js';
-import { RecordingStore } from '../support/recording-store.js';
+import { BlockList, RecordingStore } from '../support/recording-store.js';
 import type { Block } from '../../src/domain/block.js';
 
 function source(events: BusEvent[]): EventSource {
@@ -190,7 +190,8 @@ class SlowStore extends RecordingStore {
   constructor(private readonly failAt?: bigint) {
     super();
   }
-  override async writeBlocks(blocks: readonly Block[]) {
+  override async write(batch: BlockList) {
+    const { blocks } = batch;
     this.calls.push(blocks.map((b) => b.height));
     this.mostOutstanding = Math.max(this.mostOutstanding, ++this.outstanding);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -200,7 +201,7 @@ class SlowStore extends RecordingStore {
       this.failed = true;
       throw new Error('disk full');
     }
-    await super.writeBlocks(blocks);
+    await super.write(batch);
   }
 }
 
@@ -227,4 +228,23 @@ test('a failed write stops ingestion with its error; no group is handed over aft
   // The group of block 7 (7..9) may have had one successor queued behind it, never more.
   assert.ok(store.calls.length <= 4, `${store.calls.length} writes`);
   assert.equal(store.outstanding, 0);
+});
+
+test('a block the store refuses as it is added stops ingestion at that block; the blocks before it are stored', async () => {
+  class Refusing extends RecordingStore {
+    override newBatch() {
+      const batch = new BlockList();
+      const add = batch.add.bind(batch);
+      batch.add = (block) => {
+        if (block.height === 5n) throw new Error('no room for this block');
+        add(block);
+      };
+      return batch;
+    }
+  }
+  const store = new Refusing();
+  await assert.rejects(ingest(source(blocks(1n, 2n, 3n, 4n, 5n, 6n)), store, { commit: { maxBlocks: 3 } }), (e: unknown) =>
+    e instanceof IngestError && /block 5 cannot be stored: no room for this block/.test(e.message) && e.position.source === 'test://events',
+  );
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n, 4n]);
 });

@@ -9,6 +9,7 @@ import type { Block } from '../../src/domain/block.js';
 import { BlockAssembler } from '../../src/ingest/assembler.js';
 import { simulateEvents } from '../../src/simulate/simulate.js';
 import { SqliteWriter } from '../../src/store/sqlite-writer.js';
+import { writeBlocks } from '../../src/store/store.js';
 import { tempDatabase, tempStore } from './helpers.js';
 
 function simulatedBlocks(seed: number, blocks: number): Block[] {
@@ -76,7 +77,7 @@ test('the writer thread, with writes outstanding side by side, stores exactly wh
   t.after(() => writer.close());
   // Groups of 7 blocks, every write issued before any has finished.
   const writes: Promise<void>[] = [];
-  for (let i = 0; i < blocks.length; i += 7) writes.push(writer.writeBlocks(blocks.slice(i, i + 7)));
+  for (let i = 0; i < blocks.length; i += 7) writes.push(writeBlocks(writer, blocks.slice(i, i + 7)));
   await Promise.all(writes);
   assert.deepEqual(await writer.lastBlock(), directLast);
   await writer.close();

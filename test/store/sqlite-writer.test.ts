@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
 import { SqliteWriter } from '../../src/store/sqlite-writer.js';
+import { writeBlocks } from '../../src/store/store.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { block, order, tempDatabase } from './helpers.js';
 
@@ -11,10 +12,10 @@ test('a failed group fails the groups queued behind it, and neither is stored', 
   const { path } = tempDatabase(t);
   const writer = await SqliteWriter.open(path);
   t.after(() => writer.close());
-  await writer.writeBlocks([block(1, { orders: [order(1)] }), block(2, { orders: [order(2)] })]);
+  await writeBlocks(writer, [block(1, { orders: [order(1)] }), block(2, { orders: [order(2)] })]);
   // Issued together: the first is refused (block 2 is stored already), the second would leave a hole.
-  const refused = writer.writeBlocks([block(2, { orders: [order(3)] })]);
-  const behind = writer.writeBlocks([block(3, { orders: [order(4)] })]);
+  const refused = writeBlocks(writer, [block(2, { orders: [order(3)] })]);
+  const behind = writeBlocks(writer, [block(3, { orders: [order(4)] })]);
   await assert.rejects(refused, /block 2 is not newer than the last stored block 2/);
   await assert.rejects(behind, /not written: an earlier group failed: block 2 is not newer/);
   assert.equal((await writer.lastBlock())?.height, 2n);
@@ -26,13 +27,28 @@ test('a failed group fails the groups queued behind it, and neither is stored', 
   assert.deepEqual(ids, [order(1).id, order(2).id]);
 });
 
-test('a group that cannot be prepared fails, and so do the groups after it', async (t) => {
+test('a block the store cannot hold is refused as it is added, and the batch keeps the blocks before it', async (t) => {
   const { path } = tempDatabase(t);
   const writer = await SqliteWriter.open(path);
   t.after(() => writer.close());
-  await assert.rejects(writer.writeBlocks([{ ...block(1, { orders: [order(1)] }), orderMessages: [] }]), /1 orders but 0 order messages/);
-  await assert.rejects(writer.writeBlocks([block(2, { orders: [order(2)] })]), /not written: an earlier group failed/);
-  assert.equal(await writer.lastBlock(), undefined);
+  const batch = writer.newBatch();
+  batch.add(block(1, { orders: [order(1)] }));
+  assert.throws(() => batch.add({ ...block(2, { orders: [order(2)] }), orderMessages: [] }), /1 orders but 0 order messages/);
+  // The second order's id is refused after the first order was looked at: nothing of the block may remain.
+  const badId = block(2, { orders: [order(2), order(3)] });
+  badId.orders[1] = { ...badId.orders[1]!, id: 'not-hex' };
+  assert.throws(() => batch.add(badId), /order id "not-hex" is not 64 hex digits/);
+  batch.add(block(2, { orders: [order(4)] }));
+  await writer.write(batch);
+  await assert.rejects(writer.write(batch), /already handed over/);
+  assert.throws(() => batch.add(block(3)), /already handed over/);
+  await writer.close();
+
+  const reader = openSqliteStore({ path, readonly: true });
+  t.after(() => reader.close());
+  const ids = (await reader.listOrders({}, { newestFirst: false, mode: 'first', limit: 10 })).rows.map((r) => r.key.id);
+  assert.deepEqual(ids, [order(1).id, order(4).id]);
+  assert.equal((await reader.lastBlock())?.height, 2n);
 });
 
 test('opening fails as opening the database fails, and the thread is gone', async (t) => {
@@ -46,9 +62,9 @@ test('opening fails as opening the database fails, and the thread is gone', asyn
 test('an empty group is not sent, and close is idempotent after the thread ends', async (t) => {
   const { path } = tempDatabase(t);
   const writer = await SqliteWriter.open(path);
-  await writer.writeBlocks([]);
+  await writeBlocks(writer, []);
   assert.equal(await writer.lastBlock(), undefined);
   await writer.close();
   await writer.close();
-  await assert.rejects(writer.writeBlocks([block(1)]), /writer thread exited/);
+  await assert.rejects(writeBlocks(writer, [block(1)]), /writer thread exited/);
 });

@@ -1,15 +1,26 @@
 import type { Block } from '../../src/domain/block.js';
-import type { CommittedBlock, WriteStore } from '../../src/store/store.js';
+import type { BlockBatch, CommittedBlock, WriteStore } from '../../src/store/store.js';
+
+/** A batch that keeps its blocks as they are. */
+export class BlockList implements BlockBatch {
+  readonly blocks: Block[] = [];
+  add(block: Block) {
+    this.blocks.push(block);
+  }
+}
 
 /** A WriteStore that keeps blocks in memory, for testing ingestion rules alone. */
-export class RecordingStore implements WriteStore {
+export class RecordingStore implements WriteStore<BlockList> {
   readonly blocks: Block[] = [];
   constructor(private last?: CommittedBlock) {}
   async lastBlock() {
     return this.last;
   }
   readonly commits: number[] = [];
-  async writeBlocks(blocks: readonly Block[]) {
+  newBatch() {
+    return new BlockList();
+  }
+  async write({ blocks }: BlockList) {
     for (const block of blocks) {
       this.blocks.push(block);
       this.last = { height: block.height, time: block.time, chainId: block.chainId };

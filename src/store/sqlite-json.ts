@@ -92,17 +92,17 @@ function objectPieces(members: Member[]): Piece[] {
 
 const object = (members: Member[]): string => render(objectPieces(members));
 
-/** An interned party or market id as a JSON string. */
-const interned = (table: 'parties' | 'markets', no: string): Piece[] => str(`(SELECT id FROM ${table} WHERE no = ${no})`);
-
-/** The Order node of ListOrdersResponse, from a row of orders_current aliased `o`. */
-export function orderJsonSql(o: string): string {
+/**
+ * The Order node of ListOrdersResponse, from a row of orders_current aliased
+ * `o`, joined to its rows of markets (`m`) and parties (`p`).
+ */
+export function orderJsonSql(o: string, m: string, p: string): string {
   const c = (name: string) => `${o}.${name}`;
   return object([
     // Hex needs no JSON escaping.
     ['id', [text('"'), sql(`lower(hex(${c('id_bytes')}))`), text('"')]],
-    ['marketId', interned('markets', c('market_no'))],
-    ['partyId', interned('parties', c('party_no'))],
+    ['marketId', str(`${m}.id`)],
+    ['partyId', str(`${p}.id`)],
     ['side', enumValue(Side, c('side'))],
     ['price', str(c('price'))],
     ['size', int64(c('size'))],

@@ -148,7 +148,7 @@ const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',
  * request, so it stays short until a statement is prepared.
  */
 const JSON_EXPRESSIONS: [token: string, sql: string][] = [
-  ['/*order-json*/', orderJsonSql('o')],
+  ['/*order-json*/', orderJsonSql('o', 'm', 'p')],
   ['/*bundle-json*/', bundleJsonSql('b')],
 ];
 
@@ -177,7 +177,22 @@ class StatementCache {
 
 // ---------------------------------------------------------------- orders SQL
 
-const ORDER_ROW = '/*order-json*/ AS json, o.created_at AS k1, o.id_bytes AS k2';
+/** What an arm selects, and the tables that needs joined to the order. */
+interface Columns {
+  select: string;
+  joins: string;
+}
+
+/**
+ * A page row, and what it reads beside the order: the ids of its market and
+ * party (joined by number: a lookup by primary key, measured 15% cheaper per
+ * row than a scalar subquery).
+ */
+const ORDER_ROW: Columns = {
+  select: '/*order-json*/ AS json, o.created_at AS k1, o.id_bytes AS k2',
+  joins: ' JOIN markets AS m ON m.no = o.market_no JOIN parties AS p ON p.no = o.party_no',
+};
+const ORDER_EXISTS: Columns = { select: '1', joins: '' };
 const ORDER_KEY: readonly [string, string] = ['o.created_at', 'o.id_bytes'];
 
 function residualOrderConditions(r: OrderPlan['residual'], params: SqlValue[]): string[] {
@@ -211,7 +226,7 @@ function asColumns<K>(range: KeyRange<K>, columns: (key: K) => readonly [SqlValu
 }
 
 /** One arm per branch of the plan: the branch's values pin the index's leading columns. */
-function orderArms(plan: OrderPlan, range: KeyRange<OrderKey>, select: string): Arm[] {
+function orderArms(plan: OrderPlan, range: KeyRange<OrderKey>, columns: Columns): Arm[] {
   const index = ORDER_INDEX[plan.path.name as OrderPathName];
   const keyRange = asColumns(range, (k) => [k.createdAt, orderIdBytes(k.id)]);
   return plan.branches.map((values) => {
@@ -223,7 +238,7 @@ function orderArms(plan: OrderPlan, range: KeyRange<OrderKey>, select: string): 
     if (plan.path.referencedOnly) conditions.push(`o.reference <> ''`);
     conditions.push(...residualOrderConditions(plan.residual, params));
     conditions.push(...rangeConditions(ORDER_KEY, keyRange, params));
-    return { sql: armSql(select, `orders_current AS o INDEXED BY ${index}`, conditions), params };
+    return { sql: armSql(columns.select, `orders_current AS o INDEXED BY ${index}${columns.joins}`, conditions), params };
   });
 }
 
@@ -264,7 +279,7 @@ function orderQueries(filter: OrderFilter, page: PageRequest<OrderKey>, stats: O
   if (plan === undefined) return undefined;
   const rows = pageSql(orderArms(plan, orderKeyRange(scans.rows, plan.dateRange), ORDER_ROW), scans.rows.direction, scans.rows.limit);
   if (scans.beyond === undefined) return { rows };
-  return { rows, beyond: existsSql(orderArms(plan, orderKeyRange(scans.beyond, plan.dateRange), '1')) };
+  return { rows, beyond: existsSql(orderArms(plan, orderKeyRange(scans.beyond, plan.dateRange), ORDER_EXISTS)) };
 }
 
 function bundleQueries(filter: BundleFilter, page: PageRequest<BundleKey>): PageQueries {

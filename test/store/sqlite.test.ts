@@ -58,6 +58,18 @@ test('two blocks with the same time keep the later state of an order in history'
   assert.deepEqual(history(db).map(([id, , o]) => [id, o.remaining]), [[hex(1), 2n]]);
 });
 
+test('in one group too, many rows to a statement, the later of two blocks with the same time wins', async (t) => {
+  const { store, path } = tempStore(t);
+  const ids = Array.from({ length: 100 }, (_, i) => i + 1);
+  await store.writeBlocks([
+    block(1, { orders: ids.map((i) => order(i)) }),
+    { ...block(2, { orders: ids.map((i) => order(i, { remaining: BigInt(i) })) }), time: blockTime(1n) },
+  ]);
+  const db = inspect(path);
+  t.after(() => db.close());
+  assert.deepEqual(history(db).map(([id, , o]) => [id, o.remaining]), ids.map((i) => [hex(i), BigInt(i)]));
+});
+
 test('every kind of change to an order reaches the current state, and the planner counts follow', async (t) => {
   const { store, path } = tempStore(t);
   await store.writeBlocks([block(1, { orders: [order(1), order(2), order(3)] })]);

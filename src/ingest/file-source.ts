@@ -18,8 +18,9 @@ const CHUNK_BYTES = 1 << 20;
 /**
  * Events are decoded and handed over a few at a time, not a chunk (~1,500
  * events) at once: decoded events that live long enough to survive a young
- * generation collection are what made garbage collection cost (measured: a
- * third of ingestion's CPU before, with blocks also kept whole until written).
+ * generation collection are what makes collecting cost. Measured on the
+ * reading thread: 2.3-2.7 s of young-generation collection in 10-11 s before;
+ * 1.1 s with this and blocks turned into rows as they complete (GroupRows).
  */
 const BATCH_EVENTS = 128;
 

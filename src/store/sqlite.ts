@@ -291,7 +291,6 @@ function bundleQueries(filter: BundleFilter, page: PageRequest<BundleKey>): Page
 
 // ---------------------------------------------------------------- writing
 
-
 function upsertSql(table: string, columns: readonly string[], conflict: string[]): string {
   const updates = columns.filter((c) => !conflict.includes(c)).map((c) => `${c} = excluded.${c}`);
   return (
@@ -477,10 +476,10 @@ class BlockWriter {
   }
 
   private writeHistory({ times, ids, messages, ends }: PackedHistory): void {
-    const row = (i: number, into: SqlValue[], at: number) => {
-      into[at] = times[i]!;
-      into[at + 1] = ids.subarray(32 * i, 32 * i + 32);
-      into[at + 2] = messages.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+    const row = (i: number, into: SqlValue[], offset: number) => {
+      into[offset] = times[i]!;
+      into[offset + 1] = ids.subarray(32 * i, 32 * i + 32);
+      into[offset + 2] = messages.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
     };
     const many: SqlValue[] = new Array(3 * HISTORY_ROWS_PER_INSERT);
     let i = 0;

@@ -6,7 +6,6 @@ import { ingest } from '../../src/ingest/ingester.js';
 import { SourceError, type EventSource } from '../../src/ingest/source.js';
 import { CHAIN, blockEvents, blockTime, order } from '../support/events.js';
 import { BlockList, RecordingStore } from '../support/recording-store.js';
-import type { Block } from '../../src/domain/block.js';
 
 function source(events: BusEvent[]): EventSource {
   return {

@@ -92,3 +92,18 @@ test('an event that fails to decode stops ingestion without storing its block', 
   });
   assert.deepEqual(store.blocks.map((b) => b.height), [1n]);
 });
+
+test('events are decoded and handed over a few at a time, every one once and in order', async () => {
+  const events = Array.from({ length: 100 }, (_, b) => BigInt(b + 1)).flatMap((h) =>
+    blockEvents(h, Array.from({ length: 8 }, (_, i) => ({ kind: 'order' as const, order: order(Number(h) * 10 + i) }))),
+  );
+  const sizes: number[] = [];
+  const offsets: number[] = [];
+  for await (const batch of fileSource(write('many.events', eventFile(events))).events()) {
+    sizes.push(batch.events.length);
+    offsets.push(...batch.events.map((e) => e.offset));
+  }
+  assert.ok(Math.max(...sizes) <= 128, `batches of ${sizes.join(', ')}`);
+  assert.equal(offsets.length, events.length);
+  assert.ok(offsets.every((o, i) => i === 0 || o > offsets[i - 1]!), 'offsets rise');
+});

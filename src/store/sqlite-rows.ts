@@ -272,9 +272,3 @@ export class GroupRows implements BlockBatch {
     }
   }
 }
-
-export function prepareGroup(blocks: readonly Block[]): PreparedGroup | undefined {
-  const rows = new GroupRows();
-  for (const block of blocks) rows.add(block);
-  return rows.finish();
-}

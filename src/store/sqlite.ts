@@ -5,7 +5,6 @@
  * backend with real I/O can stand in without the callers changing.
  */
 import Database from 'better-sqlite3';
-import type { Block } from '../domain/block.js';
 import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../domain/order.js';
 import type { Page, PageRequest } from '../domain/page.js';
@@ -28,7 +27,7 @@ import {
 import { bundleJsonSql, orderJsonSql } from './sqlite-json.js';
 import {
   CURRENT_FIELDS, MARKET_AT, PARTY_AT, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, fromU64, orderIdBytes,
-  GroupRows, prepareGroup, u64, type CurrentField, type PackedHistory, type PreparedGroup, type SqlValue,
+  GroupRows, u64, type CurrentField, type PackedHistory, type PreparedGroup, type SqlValue,
 } from './sqlite-rows.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
 import type { CommittedBlock, Store } from './store.js';
@@ -597,11 +596,6 @@ export class SqliteStore implements Store<GroupRows> {
     if (group !== undefined) this.writePreparedSync(group);
   }
 
-  /** Blocks at hand, written as one batch. */
-  async writeBlocks(blocks: readonly Block[]): Promise<void> {
-    this.writeBlocksSync(blocks);
-  }
-
   async close(): Promise<void> {
     this.closeSync();
   }
@@ -627,11 +621,6 @@ export class SqliteStore implements Store<GroupRows> {
   lastBlockSync(): CommittedBlock | undefined {
     const row = this.lastBlockStatement.get() as { height: unknown; time: bigint; chain_id: string } | undefined;
     return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id };
-  }
-
-  writeBlocksSync(blocks: readonly Block[]): void {
-    const group = prepareGroup(blocks);
-    if (group !== undefined) this.writePreparedSync(group);
   }
 
   /** Writes blocks prepared elsewhere (see ./sqlite-writer.ts), in one transaction. */

@@ -53,7 +53,7 @@ test('any grouping of blocks into transactions stores exactly what one block at 
     const { store, path } = tempStore(t);
     for (let i = 0, g = 0; i < blocks.length; g++) {
       const n = groupSizes(g);
-      await store.writeBlocks(blocks.slice(i, i + n));
+      await writeBlocks(store, blocks.slice(i, i + n));
       i += n;
     }
     await store.close();
@@ -68,7 +68,7 @@ test('any grouping of blocks into transactions stores exactly what one block at 
 test('the writer thread, with writes outstanding side by side, stores exactly what the in-process store does', async (t) => {
   const blocks = simulatedBlocks(12, 90);
   const direct = tempStore(t);
-  await direct.store.writeBlocks(blocks);
+  await writeBlocks(direct.store, blocks);
   const directLast = direct.store.lastBlockSync();
   await direct.store.close();
 

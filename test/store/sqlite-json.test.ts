@@ -4,12 +4,13 @@ import { test } from 'node:test';
 import type { Order } from '../../src/domain/order.js';
 import { bundleJson, orderJson, packSignatures } from '../support/model.js';
 import { block, hex, order, tempStore } from './helpers.js';
+import { writeBlocks } from '../../src/store/store.js';
 
 const FIRST: { newestFirst: boolean; mode: 'first'; limit: number } = { newestFirst: false, mode: 'first', limit: 100 };
 
 async function storedJson(orders: Order[], t: Parameters<typeof tempStore>[0]): Promise<string[]> {
   const { store } = tempStore(t);
-  await store.writeBlocks([block(1, { orders })]);
+  await writeBlocks(store, [block(1, { orders })]);
   return (await store.listOrders({}, FIRST)).rows.map((r) => r.json);
 }
 
@@ -71,7 +72,7 @@ test('a bundle node: fields in order, escaped strings, signatures packed in byte
   const { store } = tempStore(t);
   const added = { signatureId: 'ab', validatorId: 'v', timestamp: -3n, newSigner: 'new"signer', submitter: '0xS\n', nonce: '18446744073709551616', epochSeq: (1n << 64n) - 1n };
   const sigs = [Uint8Array.from([0xff]), Uint8Array.from([0x00, 0x01]), Uint8Array.from([0x00]), Uint8Array.from([0xab, 0xcd, 0xef])];
-  await store.writeBlocks([block(1, { signersAdded: [added], nodeSignatures: sigs.map((sig) => ({ id: 'AB', sig, kind: 3 })) })]);
+  await writeBlocks(store, [block(1, { signersAdded: [added], nodeSignatures: sigs.map((sig) => ({ id: 'AB', sig, kind: 3 })) })]);
   const [row] = (await store.listBundles({}, FIRST)).rows;
   assert.equal(row!.json, bundleJson(added, packSignatures(sigs)));
   assert.equal(

@@ -12,6 +12,7 @@ import { NETWORK_PARTY, type Order, type OrderFilter, type OrderKey } from '../.
 import type { PageRequest } from '../../src/domain/page.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 import { block, hex, order, random, tempDatabase, T0 } from './helpers.js';
+import { writeBlocks } from '../../src/store/store.js';
 
 let store: SqliteStore;
 
@@ -41,7 +42,7 @@ before(async () => {
         createdAt: T0 + BigInt(n),
       }));
     }
-    await store.writeBlocks([block(h, {
+    await writeBlocks(store, [block(h, {
       orders,
       signersAdded: [{ signatureId: hex(h), validatorId: hex(0xc0 + (h % 4)), timestamp: T0 + BigInt(h), newSigner: 'n', submitter: '0xs', nonce: '1', epochSeq: BigInt(h % 5) }],
     })]);

@@ -16,6 +16,7 @@ import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
 import { encodeOrder } from '../../src/wire/order-message.js';
 import { createModelStore } from '../support/model.js';
 import { block, hex, order, random, tempDatabase, T0 } from './helpers.js';
+import { writeBlocks } from '../../src/store/store.js';
 
 const rnd = random(20240601);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
@@ -88,7 +89,7 @@ let store: SqliteStore;
 before(async () => {
   const { path } = tempDatabase({ after });
   store = openSqliteStore({ path });
-  for (const b of blocks) await store.writeBlocks([b]);
+  for (const b of blocks) await writeBlocks(store, [b]);
 });
 after(() => store?.close());
 

@@ -9,6 +9,7 @@ import { decodeOrder } from '../../src/wire/order-message.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { MIGRATIONS, SCHEMA_VERSION, SchemaVersionError } from '../../src/store/sqlite-schema.js';
 import { block, blockTime, hex, order, tempDatabase, tempStore } from './helpers.js';
+import { writeBlocks } from '../../src/store/store.js';
 
 const FIRST_100: PageRequest<never> = { newestFirst: false, mode: 'first', limit: 100 };
 
@@ -26,10 +27,10 @@ function history(db: Database.Database): [string, bigint, Order][] {
 
 test('the last event of an order within a block wins, and history keeps one row per order per block', async (t) => {
   const { store, path } = tempStore(t);
-  await store.writeBlocks([block(1, {
+  await writeBlocks(store, [block(1, {
     orders: [order(1), order(2), order(1, { remaining: 7n, version: 2n }), order(1, { remaining: 4n, version: 3n })],
   })]);
-  await store.writeBlocks([block(2, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] })]);
+  await writeBlocks(store, [block(2, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] })]);
 
   const page = await store.listOrders({}, FIRST_100);
   const nodes = page.rows.map((r) => JSON.parse(r.json) as Record<string, unknown>);
@@ -51,8 +52,8 @@ test('the last event of an order within a block wins, and history keeps one row 
 
 test('two blocks with the same time keep the later state of an order in history', async (t) => {
   const { store, path } = tempStore(t);
-  await store.writeBlocks([block(1, { orders: [order(1)] })]);
-  await store.writeBlocks([{ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) }]);
+  await writeBlocks(store, [block(1, { orders: [order(1)] })]);
+  await writeBlocks(store, [{ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) }]);
   const db = inspect(path);
   t.after(() => db.close());
   assert.deepEqual(history(db).map(([id, , o]) => [id, o.remaining]), [[hex(1), 2n]]);
@@ -61,7 +62,7 @@ test('two blocks with the same time keep the later state of an order in history'
 test('in one group too, many rows to a statement, the later of two blocks with the same time wins', async (t) => {
   const { store, path } = tempStore(t);
   const ids = Array.from({ length: 100 }, (_, i) => i + 1);
-  await store.writeBlocks([
+  await writeBlocks(store, [
     block(1, { orders: ids.map((i) => order(i)) }),
     { ...block(2, { orders: ids.map((i) => order(i, { remaining: BigInt(i) })) }), time: blockTime(1n) },
   ]);
@@ -72,9 +73,9 @@ test('in one group too, many rows to a statement, the later of two blocks with t
 
 test('every kind of change to an order reaches the current state, and the planner counts follow', async (t) => {
   const { store, path } = tempStore(t);
-  await store.writeBlocks([block(1, { orders: [order(1), order(2), order(3)] })]);
+  await writeBlocks(store, [block(1, { orders: [order(1), order(2), order(3)] })]);
   // A fill (no indexed column changes), a status change, and a change of lifelong columns.
-  await store.writeBlocks([block(2, {
+  await writeBlocks(store, [block(2, {
     orders: [
       order(1, { remaining: 3n }),
       order(2, { status: STATUS.CANCELLED }),
@@ -111,10 +112,10 @@ test('lastBlock is stored with the block, survives reopening, and a block not ne
   const { path } = tempDatabase(t);
   const store = openSqliteStore({ path });
   assert.equal(await store.lastBlock(), undefined);
-  await store.writeBlocks([block(5, { orders: [order(1)], chainId: 'chain-a' })]);
+  await writeBlocks(store, [block(5, { orders: [order(1)], chainId: 'chain-a' })]);
   assert.deepEqual(await store.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a' });
-  await assert.rejects(store.writeBlocks([block(5, { orders: [order(2)] })]), /not newer/);
-  await assert.rejects(store.writeBlocks([block(4, { orders: [order(3)] })]), /not newer/);
+  await assert.rejects(writeBlocks(store, [block(5, { orders: [order(2)] })]), /not newer/);
+  await assert.rejects(writeBlocks(store, [block(4, { orders: [order(3)] })]), /not newer/);
   await store.close();
 
   const reopened = openSqliteStore({ path });
@@ -126,37 +127,37 @@ test('lastBlock is stored with the block, survives reopening, and a block not ne
 
 test('a block that fails half way is rolled back: none of its rows and not its height are stored', async (t) => {
   const { store } = tempStore(t);
-  await store.writeBlocks([block(1, { orders: [order(1)] })]);
+  await writeBlocks(store, [block(1, { orders: [order(1)] })]);
   // createdAt beyond int64 cannot be bound: the failure comes after the first order was written.
   const bad = block(2, {
     orders: [order(2), order(3, { createdAt: 1n << 64n })],
     signersAdded: [{ signatureId: 'ab', validatorId: 'cd', timestamp: 1n, newSigner: 'n', submitter: 's', nonce: '1', epochSeq: 1n }],
   });
-  await assert.rejects(store.writeBlocks([bad]));
+  await assert.rejects(writeBlocks(store, [bad]));
   assert.equal((await store.lastBlock())?.height, 1n);
   assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
   assert.equal((await store.listBundles({}, FIRST_100)).rows.length, 0);
   assert.equal(store.orderStats().total, 1, 'counts rolled back too');
   // The same height can then be written properly.
-  await store.writeBlocks([block(2, { orders: [order(2)] })]);
+  await writeBlocks(store, [block(2, { orders: [order(2)] })]);
   assert.equal((await store.lastBlock())?.height, 2n);
 });
 
 test('blocks written together are one transaction: a failing block takes the whole group back', async (t) => {
   const { store } = tempStore(t);
-  await store.writeBlocks([block(1, { orders: [order(1)] })]);
+  await writeBlocks(store, [block(1, { orders: [order(1)] })]);
   const bad = block(4, { orders: [order(4, { createdAt: 1n << 64n })] });
-  await assert.rejects(store.writeBlocks([block(2, { orders: [order(2)] }), block(3, { orders: [order(3)] }), bad]));
+  await assert.rejects(writeBlocks(store, [block(2, { orders: [order(2)] }), block(3, { orders: [order(3)] }), bad]));
   assert.equal((await store.lastBlock())?.height, 1n);
   assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
   // Out of order within a group is refused as well.
-  await assert.rejects(store.writeBlocks([block(3, { orders: [order(3)] }), block(2, { orders: [order(2)] })]), /not newer/);
+  await assert.rejects(writeBlocks(store, [block(3, { orders: [order(3)] }), block(2, { orders: [order(2)] })]), /not newer/);
   assert.equal((await store.lastBlock())?.height, 1n);
 });
 
 test('a group of blocks keeps each block\'s history and ends at its last block', async (t) => {
   const { store, path } = tempStore(t);
-  await store.writeBlocks([
+  await writeBlocks(store, [
     block(1, { orders: [order(1)] }),
     block(2, { orders: [order(1, { remaining: 6n, version: 2n }), order(2)] }),
     block(3, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] }),
@@ -184,7 +185,7 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, bloc
       icebergOrder: { peakSize: max64, minimumVisibleSize: big, reservedRemaining: 1n << 63n },
     })],
   });
-  await store.writeBlocks([first]);
+  await writeBlocks(store, [first]);
   const node = JSON.parse((await store.listOrders({}, FIRST_100)).rows[0]!.json) as Record<string, unknown>;
   assert.equal(node.size, String(max64));
   assert.equal(node.remaining, String(1n << 63n));
@@ -197,7 +198,7 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, bloc
   const page = await store.listOrders({ dateRange: { start: big, end: big + 1n } }, FIRST_100);
   assert.deepEqual(page.rows.map((r) => r.key), [{ createdAt: big, id: hex(1) }], 'key read back as an exact bigint');
 
-  await store.writeBlocks([{ ...block(2), height: max64 }]);
+  await writeBlocks(store, [{ ...block(2), height: max64 }]);
   assert.equal((await store.lastBlock())?.height, max64);
   await store.close();
   const db = inspect(path);
@@ -210,14 +211,14 @@ test('a read-only store reads what a writer commits, and refuses to write', asyn
   const { path } = tempDatabase(t);
   const writer = openSqliteStore({ path });
   t.after(() => writer.close());
-  await writer.writeBlocks([block(1, { orders: [order(1)] })]);
+  await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
   const reader = openSqliteStore({ path, readonly: true });
   t.after(() => reader.close());
   assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 1);
-  await writer.writeBlocks([block(2, { orders: [order(2)] })]);
+  await writeBlocks(writer, [block(2, { orders: [order(2)] })]);
   assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 2, 'sees the later commit');
   assert.equal((await reader.lastBlock())?.height, 2n);
-  await assert.rejects(reader.writeBlocks([block(3)]), /read-only/);
+  await assert.rejects(writeBlocks(reader, [block(3)]), /read-only/);
 });
 
 test('read-only opening needs an existing file at the current schema version', async (t) => {
@@ -236,7 +237,7 @@ test('read-only opening needs an existing file at the current schema version', a
 test('migrations: a new file is at the latest version, reopening changes nothing, a newer file is refused', async (t) => {
   const { path } = tempDatabase(t);
   const store = openSqliteStore({ path });
-  await store.writeBlocks([block(1, { orders: [order(1)] })]);
+  await writeBlocks(store, [block(1, { orders: [order(1)] })]);
   await store.close();
   const db = new Database(path);
   assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
@@ -261,7 +262,7 @@ test('migrations: a new file is at the latest version, reopening changes nothing
 test('signer events are keyed by signature id, node signatures by (resource, bytes)', async (t) => {
   const { store, path } = tempStore(t);
   const added = { signatureId: 'AA01', validatorId: 'V1', timestamp: 10n, newSigner: '0xNew', submitter: '0xSub', nonce: '7', epochSeq: 3n };
-  await store.writeBlocks([block(1, {
+  await writeBlocks(store, [block(1, {
     signersAdded: [added],
     nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'AA01', sig: new Uint8Array([2]), kind: 3 }],
     signersRemoved: [{
@@ -270,7 +271,7 @@ test('signer events are keyed by signature id, node signatures by (resource, byt
     }],
   })]);
   // The same bundle again (replaced), and the same signature again (kept once).
-  await store.writeBlocks([block(2, {
+  await writeBlocks(store, [block(2, {
     signersAdded: [{ ...added, nonce: '9' }],
     nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'aa01', sig: new Uint8Array([1]), kind: 3 }],
   })]);
@@ -321,7 +322,7 @@ test('migrations turn a version 1 file into what writing the same blocks today s
   const filters = [{}, { liveOnly: true }, { partyIds: [hex(2001)] }, { marketIds: [hex(1001), hex(1002)] }, { partyIds: [NETWORK_PARTY] }];
 
   const fresh = tempStore(t);
-  await fresh.store.writeBlocks(blocks);
+  await writeBlocks(fresh.store, blocks);
   const expected = await Promise.all(filters.map((f) => fresh.store.listOrders(f, FIRST_100)));
   await fresh.store.close();
   const expectedHistory = history(inspect(fresh.path));
@@ -355,7 +356,7 @@ test('migrations turn a version 1 file into what writing the same blocks today s
   for (const [i, f] of filters.entries()) assert.deepEqual(await migrated.listOrders(f, FIRST_100), expected[i], JSON.stringify(f));
   assert.deepEqual(history(inspect(path)), expectedHistory);
   assert.equal(expectedHistory.length, 8);
-  await migrated.writeBlocks([block(4, { orders: [order(2, { status: STATUS.STOPPED }), order(6, { partyId: hex(2001) })] })]);
+  await writeBlocks(migrated, [block(4, { orders: [order(2, { status: STATUS.STOPPED }), order(6, { partyId: hex(2001) })] })]);
   const after = await migrated.listOrders({ partyIds: [hex(2001)] }, FIRST_100);
   assert.deepEqual(after.rows.map((r) => r.key.id), [hex(1), hex(6)], 'new rows use the migrated party numbers');
 });

@@ -16,6 +16,12 @@ export interface PageRow<K> {
   key: K;
 }
 
+/** A stored block as answers name it: its height and time (Unix ns). */
+export interface BlockStamp {
+  height: bigint;
+  time: bigint;
+}
+
 /**
  * A page in presentation order (a 'last' page comes in the same order as a
  * forward page), with exact neighbours: is there a matching row beyond each end?
@@ -24,6 +30,11 @@ export interface Page<K> {
   rows: PageRow<K>[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
+  /**
+   * The last block stored in the snapshot the page was read from (absent
+   * before any block): answers name it in their block headers.
+   */
+  lastBlock?: BlockStamp;
 }
 
 export const DEFAULT_PAGE_SIZE = 1000;

@@ -58,7 +58,7 @@ export class CommitGroup<B extends BlockBatch> {
   add(block: Block, position: number): void {
     this.batch.add(block);
     if (this.blocks.length === 0) this.firstAt = this.now();
-    this.blocks.push({ height: block.height, time: block.time, chainId: block.chainId });
+    this.blocks.push({ height: block.height, time: block.time, chainId: block.chainId, hash: block.hash });
     this.positions.push(position);
     this.rows += block.orders.length + block.nodeSignatures.length + block.signersAdded.length + block.signersRemoved.length;
   }

@@ -9,6 +9,11 @@ export interface EventHeader {
   /** BusEventType number. */
   type: number;
   chainId: string;
+  /**
+   * The transaction's hash (upper-case hex). Encoded by the simulator as a
+   * core does; decoding leaves it out, since nothing stored needs it.
+   */
+  txHash?: string;
 }
 
 /** A decoded BusEvent, narrowed to what ledger-query stores. */

@@ -113,7 +113,7 @@ export async function ingest<B extends BlockBatch>(
     } catch (e) {
       await fail(`block ${block.height} cannot be stored: ${(e as Error).message}`, offset);
     }
-    last = { height: block.height, time: block.time, chainId: block.chainId };
+    last = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
     if (group.isDue()) await commit();
   };
 

@@ -1,5 +1,7 @@
 import type { BusEvent } from './events.js';
 
+export type OffsetUnit = 'byte' | 'uncompressed byte' | 'message';
+
 /** One decoded event and where it starts in its source. */
 export interface SourceEvent {
   event: BusEvent;
@@ -18,13 +20,19 @@ export interface SourceBatch {
    */
   restart?: boolean;
   events: SourceEvent[];
+  /**
+   * The source ended here with `bytes` bytes that do not form a whole event
+   * (the writer was cut off), starting at `offset`. Only on a last batch.
+   */
+  cutOff?: { offset: number; bytes: number };
 }
 
 /** A stream of events. Pull-based: a slow consumer slows the source (back-pressure). */
 export interface EventSource {
   /** Printable name, e.g. "file:///data/a.events". */
   readonly name: string;
-  readonly unit: 'byte' | 'message';
+  /** What offsets count: bytes of the source, bytes after decompressing it, or messages. */
+  readonly unit: OffsetUnit;
   events(): AsyncIterable<SourceBatch>;
 }
 

@@ -90,8 +90,11 @@ export interface PackedHistory {
 
 /** One transaction's worth of rows, from consecutive blocks. */
 export interface PreparedGroup {
-  /** Of each block, in order: checked against the stored last block under the write lock. */
-  heights: bigint[];
+  /**
+   * Each block, in order: its height is checked against the stored last
+   * block under the write lock; its hash is kept to compare a block seen again.
+   */
+  blocks: { height: bigint; time: bigint; hash: string }[];
   last: CommittedBlock;
   /** Each order's last state in each block it changed in. */
   history: PackedHistory;
@@ -148,7 +151,7 @@ export function transferables(p: PreparedGroup): ArrayBuffer[] {
  * stores' BlockBatch): only each order's latest state stays an object.
  */
 export class GroupRows implements BlockBatch {
-  private readonly heights: bigint[] = [];
+  private readonly blocks: PreparedGroup['blocks'] = [];
   private last: CommittedBlock | undefined;
   private rows = 0;
   private times = new BigInt64Array(4096);
@@ -211,8 +214,8 @@ export class GroupRows implements BlockBatch {
         ]);
       }
     }
-    this.heights.push(block.height);
-    this.last = { height: block.height, time: block.time, chainId: block.chainId };
+    this.blocks.push({ height: block.height, time: block.time, hash: block.hash });
+    this.last = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
   }
 
   /** The group's rows; undefined if no block was added. A batch is finished once. */
@@ -232,7 +235,7 @@ export class GroupRows implements BlockBatch {
       state[PARTY_AT] = parties.positionOf(state[PARTY_AT] as string);
     }
     return {
-      heights: this.heights,
+      blocks: this.blocks,
       last: this.last,
       history: {
         times: this.times.subarray(0, rows),

@@ -149,6 +149,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE orders_current DROP COLUMN party_id;
     `,
   },
+  {
+    version: 4,
+    description: 'block hashes',
+    up: `
+      -- Every stored block's hash, so that a height seen again with another
+      -- hash (a chain restarted) can be told apart from a replay.
+      CREATE TABLE blocks (
+        height ANY NOT NULL PRIMARY KEY,
+        hash TEXT NOT NULL,
+        time INTEGER NOT NULL
+      ) WITHOUT ROWID, STRICT;
+      ALTER TABLE last_block ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];
 
 /**

@@ -6,6 +6,7 @@ import { openSqliteStore, type SqliteStore } from './sqlite.js';
 export type WriterRequest =
   | { id: number; type: 'ready' }
   | { id: number; type: 'lastBlock' }
+  | { id: number; type: 'blockHashes'; from: bigint; to: bigint }
   | { id: number; type: 'write'; group: PreparedGroup }
   | { id: number; type: 'close' };
 
@@ -41,6 +42,8 @@ function serve(port: NonNullable<typeof parentPort>, path: string): void {
           return reply({});
         case 'lastBlock':
           return reply({ value: store.lastBlockSync() });
+        case 'blockHashes':
+          return reply({ value: store.blockHashesSync(request.from, request.to) });
         case 'write':
           if (failedWrite !== undefined) throw new Error(`not written: an earlier group failed: ${failedWrite}`);
           try {

@@ -46,6 +46,10 @@ export class SqliteWriter implements WriteStore<GroupRows> {
     return (await this.call({ type: 'lastBlock' })) as CommittedBlock | undefined;
   }
 
+  async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
+    return (await this.call({ type: 'blockHashes', from, to })) as Map<bigint, string>;
+  }
+
   newBatch(): GroupRows {
     return new GroupRows();
   }

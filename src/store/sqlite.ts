@@ -394,6 +394,7 @@ class BlockWriter {
   private readonly upsertAdded: Database.Statement;
   private readonly upsertRemoved: Database.Statement;
   private readonly setLastBlock: Database.Statement;
+  private readonly insertBlock: Database.Statement;
   readonly write: (group: PreparedGroup) => void;
 
   constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
@@ -423,9 +424,11 @@ class BlockWriter {
     this.upsertAdded = db.prepare(upsertSql('signer_added', SIGNER_ADDED_FIELDS, ['signature_id']));
     this.upsertRemoved = db.prepare(upsertSql('signer_removed', SIGNER_REMOVED_FIELDS, ['signature_id']));
     this.setLastBlock = db.prepare(
-      'INSERT INTO last_block (only_row, height, time, chain_id) VALUES (1, ?, ?, ?) ' +
-        'ON CONFLICT (only_row) DO UPDATE SET height = excluded.height, time = excluded.time, chain_id = excluded.chain_id',
+      'INSERT INTO last_block (only_row, height, time, chain_id, hash) VALUES (1, ?, ?, ?, ?) ' +
+        'ON CONFLICT (only_row) DO UPDATE SET ' +
+        'height = excluded.height, time = excluded.time, chain_id = excluded.chain_id, hash = excluded.hash',
     );
+    this.insertBlock = db.prepare('INSERT INTO blocks (height, hash, time) VALUES (?, ?, ?)');
     // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of failing mid-block.
     const transaction = db.transaction((group: PreparedGroup) => this.writeGroup(group)).immediate;
     this.write = (group) => {
@@ -448,12 +451,13 @@ class BlockWriter {
    */
   private writeGroup(group: PreparedGroup): void {
     let last = this.lastBlock()?.height;
-    for (const height of group.heights) {
+    for (const { height, time, hash } of group.blocks) {
       // Checked under the write lock: no other writer can slip a block in between.
       if (last !== undefined && height <= last) {
         throw new Error(`block ${height} is not newer than the last stored block ${last}`);
       }
       last = height;
+      this.insertBlock.run(u64(height), hash, time);
     }
     this.writeHistory(group.history);
     for (const row of group.signatures) this.insertSignature.run(row);
@@ -471,7 +475,7 @@ class BlockWriter {
     counts.forEach((deltas, d) => {
       for (const [value, delta] of deltas) if (delta !== 0) this.addCount.run(COUNTED[d]![0], value, delta);
     });
-    this.setLastBlock.run(u64(group.last.height), group.last.time, group.last.chainId);
+    this.setLastBlock.run(u64(group.last.height), group.last.time, group.last.chainId, group.last.hash);
   }
 
   private writeHistory({ times, ids, messages, ends }: PackedHistory): void {
@@ -540,6 +544,7 @@ export class SqliteStore implements Store<GroupRows> {
   private readonly statements: StatementCache;
   private readonly writer: BlockWriter | undefined;
   private readonly lastBlockStatement: Database.Statement;
+  private readonly blockHashesStatement: Database.Statement;
   private readonly countsStatement: Database.Statement;
   private readonly read: <T>(fn: () => T) => T;
 
@@ -563,7 +568,8 @@ export class SqliteStore implements Store<GroupRows> {
       if (readonly) checkSchema(db);
       else migrate(db);
       this.statements = new StatementCache(db, 512);
-      this.lastBlockStatement = db.prepare('SELECT height, time, chain_id FROM last_block WHERE only_row = 1');
+      this.lastBlockStatement = db.prepare('SELECT height, time, chain_id, hash FROM last_block WHERE only_row = 1');
+      this.blockHashesStatement = db.prepare('SELECT height, hash FROM blocks WHERE height BETWEEN ? AND ?').raw(true);
       this.writer = readonly ? undefined : new BlockWriter(db, () => this.lastBlockSync());
       this.countsStatement = db.prepare('SELECT dimension, value, n FROM order_counts').raw(true);
       // A deferred transaction: both queries of a page read the same snapshot.
@@ -585,6 +591,10 @@ export class SqliteStore implements Store<GroupRows> {
 
   async lastBlock(): Promise<CommittedBlock | undefined> {
     return this.lastBlockSync();
+  }
+
+  async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
+    return this.blockHashesSync(from, to);
   }
 
   newBatch(): GroupRows {
@@ -619,8 +629,13 @@ export class SqliteStore implements Store<GroupRows> {
   }
 
   lastBlockSync(): CommittedBlock | undefined {
-    const row = this.lastBlockStatement.get() as { height: unknown; time: bigint; chain_id: string } | undefined;
-    return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id };
+    const row = this.lastBlockStatement.get() as { height: unknown; time: bigint; chain_id: string; hash: string } | undefined;
+    return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
+  }
+
+  blockHashesSync(from: bigint, to: bigint): Map<bigint, string> {
+    const rows = this.blockHashesStatement.all(u64(from), u64(to)) as [unknown, string][];
+    return new Map(rows.map(([height, hash]) => [fromU64(height), hash]));
   }
 
   /** Writes blocks prepared elsewhere (see ./sqlite-writer.ts), in one transaction. */

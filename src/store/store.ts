@@ -13,12 +13,14 @@ export interface CommittedBlock {
   /** Unix ns. */
   time: bigint;
   chainId: string;
+  /** The block hash as the BeginBlock event gives it (lowercase hex); '' when unknown. */
+  hash: string;
 }
 
 export interface QueryStore {
-  /** Current state of each order matching the filter, one page. */
+  /** Current state of each order matching the filter, one page, with the last block of the snapshot it read. */
   listOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<Page<OrderKey>>;
-  /** Signer-added bundles matching the filter, one page. */
+  /** Signer-added bundles matching the filter, one page, with the last block of the snapshot it read. */
   listBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>>;
   lastBlock(): Promise<CommittedBlock | undefined>;
   close(): Promise<void>;
@@ -36,6 +38,12 @@ export interface BlockBatch {
 
 export interface WriteStore<B extends BlockBatch = BlockBatch> {
   lastBlock(): Promise<CommittedBlock | undefined>;
+  /**
+   * The hashes of the stored blocks with heights from `from` to `to`
+   * (inclusive), by height; a block stored without one (by an older version)
+   * is left out. Ingestion compares a block it skips with the stored one.
+   */
+  blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>>;
   /** An empty batch, to fill and hand to write(). */
   newBatch(): B;
   /**

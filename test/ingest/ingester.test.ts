@@ -20,7 +20,7 @@ const blocks = (...heights: bigint[]) =>
   heights.flatMap((h) => blockEvents(h, [{ kind: 'order', order: order(Number(h)) }]));
 
 test('blocks at or below the last committed height are skipped, the rest stored once', async () => {
-  const store = new RecordingStore({ height: 2n, time: blockTime(2n), chainId: CHAIN });
+  const store = new RecordingStore({ height: 2n, time: blockTime(2n), chainId: CHAIN, hash: '' });
   const stats = await ingest(source(blocks(1n, 2n, 3n, 4n)), store);
   assert.deepEqual(store.blocks.map((b) => b.height), [3n, 4n]);
   assert.equal(stats.blocksAlreadyStored, 2);
@@ -37,7 +37,7 @@ test('a gap in heights stops ingestion unless gaps are allowed', async () => {
 });
 
 test('events of another chain are refused', async () => {
-  const store = new RecordingStore({ height: 1n, time: blockTime(1n), chainId: 'other-chain' });
+  const store = new RecordingStore({ height: 1n, time: blockTime(1n), chainId: 'other-chain', hash: '' });
   await assert.rejects(ingest(source(blocks(2n)), store), /chain "test-chain", the store holds chain "other-chain"/);
   assert.equal(store.blocks.length, 0);
 });

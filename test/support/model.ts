@@ -176,7 +176,7 @@ export function replay(blocks: readonly Block[]): ModelState {
       list.push(sig.sig);
       state.signatures.set(id, list);
     }
-    state.lastBlock = { height: block.height, time: block.time, chainId: block.chainId };
+    state.lastBlock = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
   }
   return state;
 }

@@ -16,6 +16,9 @@ export class RecordingStore implements WriteStore<BlockList> {
   async lastBlock() {
     return this.last;
   }
+  async blockHashes(from: bigint, to: bigint) {
+    return new Map(this.blocks.filter((b) => b.height >= from && b.height <= to).map((b) => [b.height, b.hash]));
+  }
   readonly commits: number[] = [];
   newBatch() {
     return new BlockList();
@@ -23,7 +26,7 @@ export class RecordingStore implements WriteStore<BlockList> {
   async write({ blocks }: BlockList) {
     for (const block of blocks) {
       this.blocks.push(block);
-      this.last = { height: block.height, time: block.time, chainId: block.chainId };
+      this.last = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
     }
     this.commits.push(blocks.length);
   }

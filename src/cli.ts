@@ -7,7 +7,7 @@ import { buildServer } from './api/server.js';
 import { fileSource } from './ingest/file-source.js';
 import { IngestError } from './ingest/errors.js';
 import { startBackgroundIngest, type BackgroundIngest } from './ingest/background.js';
-import { ingest, type IngestStats } from './ingest/ingester.js';
+import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
 import { writeEventFile } from './simulate/write.js';
@@ -142,7 +142,7 @@ function describe(s: IngestStats): string {
   const last = s.lastBlock ? `last block ${s.lastBlock.height}` : 'no block stored';
   return (
     `${s.source}: ${s.events} events, ${s.blocksCommitted} blocks stored, ` +
-    `${s.blocksAlreadyStored} already stored, ${last}` +
+    `${s.blocksAlreadyStored} already stored${s.blocksWithOtherHash ? ` (${s.blocksWithOtherHash} with another hash)` : ''}, ${last}` +
     (skipped ? `; skipped event types (${skipped})` : '') +
     (s.eventsOutsideBlock ? `; ${s.eventsOutsideBlock} events outside a block` : '')
   );
@@ -164,12 +164,21 @@ async function ingestFiles(args: string[], dataDir: string, allowGaps: boolean):
       const started = process.hrtime.bigint();
       let stats: IngestStats;
       try {
-        stats = await ingest(source, store, { allowGaps, onBlock: (_b, s, position) => progress.update(s, position) });
+        stats = await ingest(source, store, {
+          allowGaps,
+          onBlock: (_b, s, position) => progress.update(s, position),
+          onWarning: (message) => {
+            progress.end();
+            process.stderr.write(`ledger-query ingest: warning: ${message}\n`);
+          },
+        });
       } finally {
         progress.end(); // the summary or the error starts on a fresh line
       }
       const secs = Number(process.hrtime.bigint() - started) / 1e9;
       console.log(`${describe(stats)} in ${secs.toFixed(1)} s (${Math.round(stats.events / secs)} events/s)`);
+      const incomplete = incompleteBlockMessage(stats, source.unit);
+      if (incomplete) console.log(incomplete);
     }
   } finally {
     await store.close();

@@ -21,8 +21,13 @@ export interface CursorCodec<K> {
   decode(text: string): K | undefined;
 }
 
-const ORDER_TAG = 0x01;
-const BUNDLE_TAG = 0x02;
+/**
+ * Tags 0x01 and 0x02 were cursors over microsecond-less times, with orders of
+ * one time by id descending: they point at no place in today's listings, so
+ * they are refused as any foreign cursor is.
+ */
+const ORDER_TAG = 0x03;
+const BUNDLE_TAG = 0x04;
 
 const TIME_AT = 1;
 const ID_AT = 9;

@@ -9,6 +9,7 @@ import Fastify, {
 } from 'fastify';
 import type { IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
+import { setBlockHeaders } from './block-headers.js';
 import { bundlesRoute } from './bundles-route.js';
 import { ApiError, grpcCodeOfHttpStatus, internalError, notFound } from './errors.js';
 import { healthRoute } from './health-route.js';
@@ -45,6 +46,19 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   return sendError(reply, internalError());
 }
 
+/**
+ * The network's queries. Their errors name the last block stored too, as the
+ * original's do; their pages name the block of the snapshot they were read in.
+ */
+async function queryRoutes(app: FastifyInstance, { store }: { store: QueryStore }): Promise<void> {
+  app.setErrorHandler(async (error, request, reply) => {
+    setBlockHeaders(reply, await store.lastBlock().catch(() => undefined));
+    return handleError(error, request, reply);
+  });
+  await app.register(ordersRoute, { store });
+  await app.register(bundlesRoute, { store });
+}
+
 /** A server ready to `listen()` or `inject()`; it does not listen itself. */
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -57,8 +71,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
-  await app.register(ordersRoute, { store: opts.store });
-  await app.register(bundlesRoute, { store: opts.store });
+  await app.register(queryRoutes, { store: opts.store });
   await app.register(healthRoute, { store: opts.store });
   await app.register(ingestStatusRoute, { status: opts.ingestStatus, store: opts.store });
   return app;

@@ -40,3 +40,12 @@ export interface BundleKey {
   timestamp: bigint;
   signatureId: string;
 }
+
+/**
+ * An Ethereum address as the original answers it: it stores the address's
+ * bytes, so it prints "0x" and lower-case hex whatever case the event used.
+ */
+export function printedAddress(address: string): string {
+  const hex = address.startsWith('0x') || address.startsWith('0X') ? address.slice(2) : address;
+  return `0x${hex.toLowerCase()}`;
+}

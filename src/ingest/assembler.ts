@@ -18,7 +18,7 @@ export interface AssemblerCounts {
  * mid-block yields nothing of that block.
  */
 export class BlockAssembler {
-  private open: (Block & { heightText: string; idPrefix: string }) | undefined;
+  private open: OpenBlock | undefined;
   readonly counts: AssemblerCounts = { outsideBlock: 0, skippedByType: new Map() };
 
   /** Height of the block being assembled, if any. */
@@ -32,8 +32,7 @@ export class BlockAssembler {
       if (this.open) {
         throw new BlockSequenceError(`BeginBlock ${e.height} while block ${this.open.height} has no EndBlock`);
       }
-      const heightText = String(e.height);
-      this.open = { ...emptyBlock(e.height, e.timestamp, e.hash, e.chainId), heightText, idPrefix: `${heightText}-` };
+      this.open = { ...emptyBlock(e.height, e.timestamp, e.hash, e.chainId), traceId: e.block, idPrefix: `${e.height}-` };
       return undefined;
     }
     const block = this.open;
@@ -43,9 +42,10 @@ export class BlockAssembler {
       this.counts.outsideBlock++;
       return undefined;
     }
-    // The framing has no checksum; an event naming another block is corruption (or a broken stream).
-    if (e.block !== '' && e.block !== block.heightText) {
-      throw new BlockSequenceError(`event ${e.id} says block "${e.block}" inside block ${block.height}`);
+    // The framing has no checksum: an event naming another block than its
+    // BeginBlock did (the core names each by its hash) is corruption, or a broken stream.
+    if (e.block !== block.traceId && e.block !== '' && block.traceId !== '') {
+      throw new BlockSequenceError(`event ${e.id} names block "${e.block}" inside block ${block.height} ("${block.traceId}")`);
     }
     if (e.id !== '' && !e.id.startsWith(block.idPrefix)) {
       throw new BlockSequenceError(`event id "${e.id}" does not belong to block ${block.height}`);
@@ -90,6 +90,14 @@ export class BlockAssembler {
   }
 }
 
-function toBlock({ heightText: _h, idPrefix: _p, ...block }: Block & { heightText: string; idPrefix: string }): Block {
+/** A block being assembled, with what its events must agree with. */
+interface OpenBlock extends Block {
+  /** The BusEvent `block` of its BeginBlock: the block hash in upper case, as the core writes it. */
+  traceId: string;
+  /** Every event id of the block starts "<height>-". */
+  idPrefix: string;
+}
+
+function toBlock({ traceId: _t, idPrefix: _p, ...block }: OpenBlock): Block {
   return block;
 }

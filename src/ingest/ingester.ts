@@ -3,7 +3,8 @@ import type { BlockBatch, CommittedBlock, WriteStore } from '../store/store.js';
 import { BlockAssembler, BlockSequenceError } from './assembler.js';
 import { CommitGroup, DEFAULT_COMMIT_LIMITS, type CommitLimits } from './commit-group.js';
 import { IngestError } from './errors.js';
-import { SourceError, type EventSource, type SourceBatch } from './source.js';
+import { SourceError, type EventSource, type OffsetUnit, type SourceBatch } from './source.js';
+import { StoredHashes } from './stored-hashes.js';
 
 export interface IngestOptions {
   /** Accept a jump in block height instead of stopping (data would be missing). */
@@ -12,6 +13,8 @@ export interface IngestOptions {
   commit?: Partial<CommitLimits>;
   /** Called after each committed block (progress, status); position is the offset of its EndBlock. */
   onBlock?: (block: CommittedBlock, stats: IngestStats, position: number) => void;
+  /** Something an operator should know that does not stop ingestion (a height seen again with another hash). */
+  onWarning?: (message: string) => void;
 }
 
 export interface IngestStats {
@@ -20,10 +23,25 @@ export interface IngestStats {
   blocksCommitted: number;
   /** Blocks at or below the last committed height: stored before, skipped now. */
   blocksAlreadyStored: number;
+  /** Of those, blocks whose hash differs from the stored block of their height (a restarted chain). */
+  blocksWithOtherHash: number;
   /** Events outside any block, and of types not stored, by BusEventType number. */
   eventsOutsideBlock: number;
   skippedByType: Record<string, number>;
   lastBlock: CommittedBlock | undefined;
+  /**
+   * The source ended inside a block, which is not stored: its height (unknown
+   * when its BeginBlock was cut off) and the offset where it starts.
+   */
+  incompleteBlock?: { height?: bigint; offset: number };
+}
+
+/** One line for an operator: the source ended inside a block, which is not stored. */
+export function incompleteBlockMessage(stats: IngestStats, unit: OffsetUnit): string | undefined {
+  const block = stats.incompleteBlock;
+  if (block === undefined) return undefined;
+  const which = block.height === undefined ? 'a block whose BeginBlock is cut off' : `block ${block.height}`;
+  return `${stats.source} ends inside ${which} (from ${unit} offset ${block.offset}): that block is incomplete and was not stored`;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -60,9 +78,10 @@ export async function ingest<B extends BlockBatch>(
   // The newest block accepted: committed, or waiting in the group.
   let last = await store.lastBlock();
   const stats: IngestStats = {
-    source: source.name, events: 0, blocksCommitted: 0, blocksAlreadyStored: 0,
+    source: source.name, events: 0, blocksCommitted: 0, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
     eventsOutsideBlock: 0, skippedByType: {}, lastBlock: last,
   };
+  const storedHashes = new StoredHashes((from, to) => store.blockHashes(from, to));
 
   // A store may write on a thread of its own: while it writes one group, the
   // next waits in its queue and a third is read. Never more, so a slow store
@@ -97,12 +116,34 @@ export async function ingest<B extends BlockBatch>(
     throw new IngestError(reason, { source: source.name, offset, unit: source.unit }, assembler.openHeight);
   };
 
+  /**
+   * A block seen again is skipped, but if the stored block of its height has
+   * another hash, it is not the same block: the chain was restarted (the real
+   * network's own recording holds height 1 twice). Worth a warning, not a stop.
+   */
+  const compareWithStored = async (block: Block, newest: CommittedBlock) => {
+    let hash = newest.hash;
+    if (block.height !== newest.height) {
+      // The stored one may still wait in the group or be being written.
+      await commit();
+      await written();
+      hash = (await storedHashes.of(block.height, newest.height)) ?? '';
+    }
+    if (hash === '' || block.hash === '' || hash.toLowerCase() === block.hash.toLowerCase()) return;
+    stats.blocksWithOtherHash++;
+    opts.onWarning?.(
+      `block ${block.height} came again with hash ${block.hash}, but the stored block ${block.height} has hash ${hash}; ` +
+        'kept the stored one (was the chain restarted?)',
+    );
+  };
+
   const accept = async (block: Block, offset: number) => {
     if (last && block.chainId !== last.chainId) {
       await fail(`block ${block.height} is of chain "${block.chainId}", the store holds chain "${last.chainId}"`, offset);
     }
     if (last && block.height <= last.height) {
       stats.blocksAlreadyStored++;
+      await compareWithStored(block, last);
       return;
     }
     if (last && block.height !== last.height + 1n && !opts.allowGaps) {
@@ -122,6 +163,9 @@ export async function ingest<B extends BlockBatch>(
   let finished = false;
   // A read is in flight: releasing the source must not wait for it.
   let reading = false;
+  // Where the block being assembled starts, and where the source was cut off, if it was.
+  let openedAt = 0;
+  let cutOff: SourceBatch['cutOff'];
   try {
     while (!signal?.aborted) {
       if (writeFailure) await written();
@@ -144,12 +188,17 @@ export async function ingest<B extends BlockBatch>(
       reading = false;
       if (result.done) {
         finished = true;
+        const height = assembler.openHeight;
+        if (height !== undefined) stats.incompleteBlock = { height, offset: openedAt };
+        else if (cutOff) stats.incompleteBlock = { offset: cutOff.offset };
         break;
       }
       const batch = result.value;
       if (batch.restart) assembler.discardOpenBlock();
+      cutOff = batch.cutOff;
       for (const { event, offset } of batch.events) {
         stats.events++;
+        if (event.kind === 'beginBlock') openedAt = offset;
         let block: Block | undefined;
         try {
           block = assembler.push(event);

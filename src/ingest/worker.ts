@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openWriter } from '../store/open.js';
 import type { WriteStore } from '../store/store.js';
 import { IngestError } from './errors.js';
-import { ingest, type IngestStats } from './ingester.js';
+import { incompleteBlockMessage, ingest, type IngestStats } from './ingester.js';
 import { openSourceSpec } from './source-spec.js';
 
 export interface WorkerInput {
@@ -48,6 +48,7 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal:
     });
     const stats = await ingest(source, store, {
       allowGaps: input.allowGaps,
+      onWarning: (msg) => post({ type: 'log', level: 'warn', msg }),
       onBlock: (_block, s, position) => {
         latest = { stats: s, position };
         // At most one message per interval, and always one after the last block of a burst.
@@ -57,6 +58,8 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal:
       },
     }, signal);
     clearTimeout(trailing);
+    const incomplete = incompleteBlockMessage(stats, source.unit);
+    if (incomplete) post({ type: 'log', level: 'warn', msg: incomplete });
     post({ type: 'done', stats });
   } catch (e) {
     clearTimeout(trailing);

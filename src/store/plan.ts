@@ -7,6 +7,8 @@
 import type { BundleFilter } from '../domain/bundle.js';
 import { LIVE_STATUSES, LIVE_TYPE, NOT_LIVE_TIME_IN_FORCES, type OrderFilter, type OrderKey } from '../domain/order.js';
 import type { Page, PageRequest, PageRow } from '../domain/page.js';
+import { toMicros } from '../domain/time.js';
+import { HIGHEST_ORDER_ID } from './order-key.js';
 
 // ---------------------------------------------------------------- keyset paging
 
@@ -153,9 +155,10 @@ export interface OrderPlan {
   dateRange?: { start?: bigint; end?: bigint };
 }
 
+/** Ascending listing order of orders (oldest first): createdAt ascending, then id descending (./order-key.ts). */
 function compareOrderKeys(a: OrderKey, b: OrderKey): number {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return a.id > b.id ? -1 : a.id < b.id ? 1 : 0;
 }
 
 function tighter(a: RangeEnd<OrderKey> | undefined, b: RangeEnd<OrderKey> | undefined, side: 1 | -1) {
@@ -168,16 +171,17 @@ function tighter(a: RangeEnd<OrderKey> | undefined, b: RangeEnd<OrderKey> | unde
 
 /**
  * A scan's key range narrowed by the createdAt date range, so the index range
- * itself stops at the dates instead of a filter checking each row. The empty
- * id sorts before every id: start <= createdAt is (start, '') <= key, and
- * createdAt < end is key < (end, '').
+ * itself stops at the dates instead of a filter checking each row. The
+ * highest id comes first among the keys of one time: start <= createdAt is
+ * (start, highest) <= key, and createdAt < end is key < (end, highest).
  */
 export function orderKeyRange(scan: KeysetScan<OrderKey>, dateRange: OrderPlan['dateRange']): KeyRange<OrderKey> {
   const range = scanRange(scan);
   const start = dateRange?.start;
   const end = dateRange?.end;
-  const lower = tighter(range.lower, start === undefined ? undefined : { key: { createdAt: start, id: '' }, inclusive: true }, 1);
-  const upper = tighter(range.upper, end === undefined ? undefined : { key: { createdAt: end, id: '' }, inclusive: false }, -1);
+  const first = (createdAt: bigint): OrderKey => ({ createdAt, id: HIGHEST_ORDER_ID });
+  const lower = tighter(range.lower, start === undefined ? undefined : { key: first(start), inclusive: true }, 1);
+  const upper = tighter(range.upper, end === undefined ? undefined : { key: first(end), inclusive: false }, -1);
   const out: KeyRange<OrderKey> = {};
   if (lower) out.lower = lower;
   if (upper) out.upper = upper;
@@ -205,7 +209,9 @@ const unique = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
 
 /**
  * Drops filter values that liveOnly already rules out, so that branches are
- * not spent on them; returns undefined when nothing can match at all.
+ * not spent on them, and puts the date range on the microsecond grid that
+ * createdAt is kept on, as the original does; returns undefined when nothing
+ * can match at all.
  */
 export function normalizeOrderFilter(filter: OrderFilter): OrderFilter | undefined {
   const f: OrderFilter = {};
@@ -229,8 +235,8 @@ export function normalizeOrderFilter(filter: OrderFilter): OrderFilter | undefin
   if (filter.reference !== undefined) f.reference = filter.reference;
   if (filter.excludeLiquidity) f.excludeLiquidity = true;
   if (live) f.liveOnly = true;
-  const start = filter.dateRange?.start;
-  const end = filter.dateRange?.end;
+  const start = filter.dateRange?.start === undefined ? undefined : toMicros(filter.dateRange.start);
+  const end = filter.dateRange?.end === undefined ? undefined : toMicros(filter.dateRange.end);
   if (start !== undefined || end !== undefined) {
     if (start !== undefined && end !== undefined && start >= end) return undefined;
     f.dateRange = {};

@@ -3,7 +3,8 @@
  * page of a thousand rows never becomes a thousand JS objects. The format is
  * protobuf JSON as the original node prints it: lowerCamel keys in field
  * order, 64-bit integers as strings, enums as names (a number the table does
- * not know stays a bare number), every scalar present.
+ * not know stays a bare number), every scalar present, an unset message null,
+ * an unset optional field left out (facts sheet, section 3).
  */
 import {
   OrderError,
@@ -70,9 +71,14 @@ const bool = (column: string): Piece[] => [sql(`(CASE ${column} WHEN 0 THEN 'fal
 
 const enumValue = (table: EnumTable, column: string): Piece[] => [sql(enumJson(table, column))];
 
-type Member = [key: string, value: Piece[]] | { optional: string; key: string; value: Piece[] };
+type Member =
+  | [key: string, value: Piece[]]
+  /** An optional field: present only when the condition holds. */
+  | { optional: string; key: string; value: Piece[] }
+  /** A message field: always present, null unless the condition holds. */
+  | { nullUnless: string; key: string; value: Piece[] };
 
-/** The pieces of `{"key":value,...}`; an optional member is present only when its condition holds. */
+/** The pieces of `{"key":value,...}`. */
 function objectPieces(members: Member[]): Piece[] {
   const pieces: Piece[] = [];
   let first = true;
@@ -80,6 +86,9 @@ function objectPieces(members: Member[]): Piece[] {
     if (Array.isArray(m)) {
       const [key, value] = m;
       pieces.push(text(`${first ? '{' : ','}"${key}":`), ...value);
+      first = false;
+    } else if ('nullUnless' in m) {
+      pieces.push(text(`${first ? '{' : ','}"${m.key}":`), sql(`(CASE WHEN ${m.nullUnless} THEN ${render(m.value)} ELSE 'null' END)`));
       first = false;
     } else {
       // No ELSE: NULL adds nothing to concat().
@@ -113,12 +122,14 @@ export function orderJsonSql(o: string, m: string, p: string): string {
     ['status', enumValue(OrderStatus, c('status'))],
     ['expiresAt', int64(c('expires_at'))],
     ['reference', str(c('reference'))],
-    { optional: `${c('reason')} IS NOT NULL`, key: 'reason', value: enumValue(OrderError, c('reason')) },
+    // Set to ORDER_ERROR_UNSPECIFIED is the same as not set: the original keeps 0 for both.
+    { optional: `${c('reason')} <> 0`, key: 'reason', value: enumValue(OrderError, c('reason')) },
     ['updatedAt', int64(c('updated_at'))],
     ['version', int64(c('version'))],
     ['batchId', int64(c('batch_id'))],
+    // The original keeps a pegged order as its reference and offset, and has none when the reference is unspecified.
     {
-      optional: `${c('pegged_reference')} IS NOT NULL`,
+      nullUnless: `${c('pegged_reference')} <> 0`,
       key: 'peggedOrder',
       value: objectPieces([
         ['reference', enumValue(PeggedReference, c('pegged_reference'))],

@@ -5,7 +5,10 @@
  * history travels as a few transferable buffers rather than an object per row.
  */
 import type { Block } from '../domain/block.js';
+import { printedAddress } from '../domain/bundle.js';
 import { isLive, type Order } from '../domain/order.js';
+import { toMicros } from '../domain/time.js';
+import { ORDER_ID_BYTES as ID_BYTES, writeOrderKey } from './order-key.js';
 import type { BlockBatch, CommittedBlock } from './store.js';
 
 export type SqlValue = string | number | bigint | Uint8Array | null;
@@ -22,12 +25,7 @@ export function fromU64(v: unknown): bigint {
   return typeof v === 'bigint' ? v : BigInt(v as string);
 }
 
-const ID_BYTES = 32;
-
-/**
- * Writes the 32 bytes of an order id, the key orders are stored and listed by
- * (byte order is the order of the lowercase hex). Ingestion refuses other ids.
- */
+/** Writes the 32 bytes of an order id, the key orders are stored by. Ingestion refuses other ids. */
 function writeOrderId(id: string, into: Buffer, at: number): void {
   // Buffer.write stops at the first character that is not hex.
   if (id.length !== 2 * ID_BYTES || into.write(id, at, ID_BYTES, 'hex') !== ID_BYTES) {
@@ -35,20 +33,15 @@ function writeOrderId(id: string, into: Buffer, at: number): void {
   }
 }
 
-/** The id bytes of an order id; the empty id, which date ranges bound with, is the key before every id. */
-export function orderIdBytes(id: string): Buffer {
-  const bytes = Buffer.alloc(id === '' ? 0 : ID_BYTES);
-  if (id !== '') writeOrderId(id, bytes, 0);
-  return bytes;
-}
-
 /**
  * The columns of orders_current, in the order the writer binds them. Ids are
- * held as bytes and numbers only: every index ends in the id's 32 bytes, and
- * parties and markets are interned (the `parties` and `markets` tables).
+ * held as bytes and numbers only: the id's 32 bytes (printed, and looked up by
+ * the writer), their complement (the key every listing index ends in, see
+ * ./order-key.ts), and parties and markets as numbers (the `parties` and
+ * `markets` tables). Times are whole microseconds, as the original keeps them.
  */
 export const CURRENT_FIELDS = [
-  'id_bytes', 'market_no', 'party_no', 'side', 'price', 'size', 'remaining', 'time_in_force', 'type',
+  'id_bytes', 'id_key', 'market_no', 'party_no', 'side', 'price', 'size', 'remaining', 'time_in_force', 'type',
   'created_at', 'status', 'expires_at', 'reference', 'reason', 'updated_at', 'version', 'batch_id',
   'pegged_reference', 'pegged_offset', 'lp_id', 'post_only', 'reduce_only', 'iceberg_peak_size',
   'iceberg_minimum_visible_size', 'iceberg_reserved_remaining', 'live', 'vega_time',
@@ -59,19 +52,22 @@ export type CurrentField = (typeof CURRENT_FIELDS)[number];
 /** The position of a column in CURRENT_FIELDS, and so in a row. */
 export const at = (column: CurrentField): number => CURRENT_FIELDS.indexOf(column);
 
+const ID_AT = at('id_bytes');
+const KEY_AT = at('id_key');
 export const MARKET_AT = at('market_no');
 export const PARTY_AT = at('party_no');
 
 /**
- * The values of CURRENT_FIELDS, except that market_no and party_no hold the
- * market and party ids: only the writer, under its write lock, can number them.
+ * The values of CURRENT_FIELDS, except that the id columns are filled in once
+ * the group is finished, and market_no and party_no hold the market and party
+ * ids: only the writer, under its write lock, can number them.
  */
-function currentRow(o: Order, vegaTime: bigint, idBytes: Uint8Array | null): SqlValue[] {
+function currentRow(o: Order, vegaTime: bigint): SqlValue[] {
   return [
-    idBytes, o.marketId.toLowerCase(), o.partyId.toLowerCase(), o.side, o.price,
-    u64(o.size), u64(o.remaining), o.timeInForce, o.type, o.createdAt, o.status, o.expiresAt,
-    o.reference, o.reason ?? null, o.updatedAt, u64(o.version), u64(o.batchId),
-    o.peggedOrder?.reference ?? null, o.peggedOrder?.offset ?? null, o.liquidityProvisionId,
+    null, null, o.marketId.toLowerCase(), o.partyId.toLowerCase(), o.side, o.price,
+    u64(o.size), u64(o.remaining), o.timeInForce, o.type, toMicros(o.createdAt), o.status, toMicros(o.expiresAt),
+    o.reference, o.reason ?? null, toMicros(o.updatedAt), u64(o.version), u64(o.batchId),
+    o.peggedOrder?.reference ?? null, o.peggedOrder?.offset ?? null, o.liquidityProvisionId.toLowerCase(),
     o.postOnly ? 1 : 0, o.reduceOnly ? 1 : 0,
     o.icebergOrder ? u64(o.icebergOrder.peakSize) : null,
     o.icebergOrder ? u64(o.icebergOrder.minimumVisibleSize) : null,
@@ -100,10 +96,13 @@ export interface PreparedGroup {
   history: PackedHistory;
   /**
    * Each order's last state in the group, as currentRow() makes it, except
-   * that its id bytes are a view of history.ids and its market and party are
-   * positions in `markets` and `parties`. Readers never see the states in between.
+   * that its id bytes are a view of history.ids, its key a view of `keys`, and
+   * its market and party are positions in `markets` and `parties`. Readers
+   * never see the states in between.
    */
   latest: SqlValue[][];
+  /** The id keys of the latest states, packed. */
+  keys: Uint8Array;
   /**
    * The markets and parties of the latest states, each once. The writer numbers
    * each id once per group rather than once per row, and a few thousand ids
@@ -119,8 +118,9 @@ export interface PreparedGroup {
   removed: SqlValue[][];
 }
 
+/** Times in whole microseconds and addresses as printed ("0x" + lower case), as the original keeps them. */
 export const SIGNER_ADDED_FIELDS = [
-  'signature_id', 'validator_id', 'timestamp', 'new_signer', 'submitter', 'submitter_lower', 'nonce', 'epoch_seq', 'vega_time',
+  'signature_id', 'validator_id', 'timestamp', 'new_signer', 'submitter', 'nonce', 'epoch_seq', 'vega_time',
 ] as const;
 export const SIGNER_REMOVED_FIELDS = [
   'signature_id', 'submitter', 'validator_id', 'timestamp', 'old_signer', 'nonce', 'epoch_seq', 'vega_time',
@@ -143,7 +143,9 @@ class IdList {
 
 /** The buffers of a prepared group, to transfer rather than copy to another thread. */
 export function transferables(p: PreparedGroup): ArrayBuffer[] {
-  return [p.history.times.buffer, p.history.ids.buffer, p.history.messages.buffer, p.history.ends.buffer] as ArrayBuffer[];
+  return [
+    p.history.times.buffer, p.history.ids.buffer, p.history.messages.buffer, p.history.ends.buffer, p.keys.buffer,
+  ] as ArrayBuffer[];
 }
 
 /**
@@ -194,16 +196,16 @@ export class GroupRows implements BlockBatch {
       this.messages.set(message, end);
       end += message.byteLength;
       this.ends[row] = end;
-      const state = currentRow(orders[i]!, t, null);
-      state[0] = row++;
+      const state = currentRow(orders[i]!, t);
+      state[ID_AT] = row++;
       this.current.set(id, state);
     }
     this.rows = row;
     for (const s of block.nodeSignatures) this.signatures.push([s.id.toLowerCase(), s.sig, s.kind, t]);
     for (const a of block.signersAdded) {
       this.added.push([
-        a.signatureId.toLowerCase(), a.validatorId.toLowerCase(), a.timestamp, a.newSigner, a.submitter,
-        a.submitter.toLowerCase(), a.nonce, u64(a.epochSeq), t,
+        a.signatureId.toLowerCase(), a.validatorId.toLowerCase(), toMicros(a.timestamp), printedAddress(a.newSigner),
+        printedAddress(a.submitter), a.nonce, u64(a.epochSeq), t,
       ]);
     }
     for (const r of block.signersRemoved) {
@@ -228,12 +230,16 @@ export class GroupRows implements BlockBatch {
     const latest = [...this.current.values()];
     const markets = new IdList();
     const parties = new IdList();
-    for (const state of latest) {
-      const row = state[0] as number;
-      state[0] = ids.subarray(row * ID_BYTES, (row + 1) * ID_BYTES);
+    const keys = Buffer.allocUnsafeSlow(latest.length * ID_BYTES);
+    latest.forEach((state, i) => {
+      const row = state[ID_AT] as number;
+      const id = ids.subarray(row * ID_BYTES, (row + 1) * ID_BYTES);
+      state[ID_AT] = id;
+      writeOrderKey(id, keys, i * ID_BYTES);
+      state[KEY_AT] = keys.subarray(i * ID_BYTES, (i + 1) * ID_BYTES);
       state[MARKET_AT] = markets.positionOf(state[MARKET_AT] as string);
       state[PARTY_AT] = parties.positionOf(state[PARTY_AT] as string);
-    }
+    });
     return {
       blocks: this.blocks,
       last: this.last,
@@ -244,6 +250,7 @@ export class GroupRows implements BlockBatch {
         ends: this.ends.subarray(0, rows),
       },
       latest,
+      keys,
       markets: markets.ids,
       parties: parties.ids,
       signatures: this.signatures,

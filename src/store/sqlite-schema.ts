@@ -4,8 +4,11 @@
  * newer, each migration in its own transaction together with the version bump.
  */
 import type Database from 'better-sqlite3';
+import { printedAddress } from '../domain/bundle.js';
 import type { Order } from '../domain/order.js';
+import { toMicros } from '../domain/time.js';
 import { encodeOrder } from '../wire/order-message.js';
+import { orderKeyOfBytes } from './order-key.js';
 
 export interface Migration {
   version: number;
@@ -151,19 +154,74 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    description: 'block hashes',
-    up: `
-      -- Every stored block's hash, so that a height seen again with another
-      -- hash (a chain restarted) can be told apart from a replay.
-      CREATE TABLE blocks (
-        height ANY NOT NULL PRIMARY KEY,
-        hash TEXT NOT NULL,
-        time INTEGER NOT NULL
-      ) WITHOUT ROWID, STRICT;
-      ALTER TABLE last_block ADD COLUMN hash TEXT NOT NULL DEFAULT '';
-    `,
+    description: "the original's answers: microsecond times, newest first by id ascending, ids and addresses in lower case; block hashes",
+    up: asTheOriginalAnswers,
   },
 ];
+
+/** The order indexes, each ending in the listing key; version 4 rebuilds them on (created_at, id_key). */
+const ORDER_INDEXES: readonly [name: string, leading: string, where?: string][] = [
+  ['orders_by_time', ''],
+  // Most orders carry no reference; filtering on the empty one is no lookup by reference.
+  ['orders_by_reference', 'reference', "reference <> ''"],
+  ['orders_by_party', 'party_no'],
+  ['orders_by_market', 'market_no'],
+  ['orders_by_status', 'status'],
+  ['orders_by_type', 'type'],
+  ['orders_by_time_in_force', 'time_in_force'],
+  // Live orders are few next to all the orders ever placed: partial indexes stay small.
+  ['orders_live_by_time', '', 'live = 1'],
+  ['orders_live_by_party', 'party_no', 'live = 1'],
+  ['orders_live_by_market', 'market_no', 'live = 1'],
+];
+
+/**
+ * Stores written before version 4 kept what the events said; the original
+ * answers differently, and ordering and filters depend on it:
+ * - times are whole microseconds (the original keeps them in PostgreSQL);
+ * - newest first lists orders of one time by id ascending: the listing key
+ *   ends in id_key, the complement of the id's bytes (./order-key.ts), so one
+ *   index still serves both directions;
+ * - liquidity provision ids are lower case, and bundle addresses "0x" + lower
+ *   case (the original stores bytes), so the submitter needs no second column;
+ * - each stored block's hash is kept, to tell a height seen again with
+ *   another hash (a chain restarted) from a replay. Blocks stored before have
+ *   none.
+ * The rules are applied by the same functions that prepare new rows.
+ */
+function asTheOriginalAnswers(db: Database.Database): void {
+  db.function('lq_micros', { deterministic: true, safeIntegers: true }, (ns: unknown) => toMicros(ns as bigint));
+  db.function('lq_order_key', { deterministic: true }, (id: unknown) => orderKeyOfBytes(id as Buffer));
+  db.function('lq_address', { deterministic: true }, (a: unknown) => printedAddress(a as string));
+  db.exec(`
+    CREATE TABLE blocks (
+      height ANY NOT NULL PRIMARY KEY,
+      hash TEXT NOT NULL,
+      time INTEGER NOT NULL
+    ) WITHOUT ROWID, STRICT;
+    ALTER TABLE last_block ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+
+    ${ORDER_INDEXES.map(([name]) => `DROP INDEX ${name};`).join('\n    ')}
+    ALTER TABLE orders_current ADD COLUMN id_key BLOB NOT NULL DEFAULT x'';
+    UPDATE orders_current SET
+      id_key = lq_order_key(id_bytes),
+      created_at = lq_micros(created_at),
+      updated_at = lq_micros(updated_at),
+      expires_at = lq_micros(expires_at),
+      lp_id = lower(lp_id);
+    ${ORDER_INDEXES.map(([name, leading, where]) =>
+      `CREATE INDEX ${name} ON orders_current (${leading ? `${leading}, ` : ''}created_at, id_key)${where ? ` WHERE ${where}` : ''};`,
+    ).join('\n    ')}
+
+    DROP INDEX signer_added_by_submitter;
+    ALTER TABLE signer_added DROP COLUMN submitter_lower;
+    UPDATE signer_added SET
+      timestamp = lq_micros(timestamp),
+      new_signer = lq_address(new_signer),
+      submitter = lq_address(submitter);
+    CREATE INDEX signer_added_by_submitter ON signer_added (submitter, timestamp, signature_id);
+  `);
+}
 
 /**
  * Index entries of orders shrink from about 145 bytes to 50 (the ten filter

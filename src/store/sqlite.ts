@@ -26,9 +26,10 @@ import {
 } from './plan.js';
 import { bundleJsonSql, orderJsonSql } from './sqlite-json.js';
 import {
-  CURRENT_FIELDS, MARKET_AT, PARTY_AT, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, fromU64, orderIdBytes,
+  CURRENT_FIELDS, MARKET_AT, PARTY_AT, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, fromU64,
   GroupRows, u64, type CurrentField, type PackedHistory, type PreparedGroup, type SqlValue,
 } from './sqlite-rows.js';
+import { orderIdOfKey, orderKeyOf } from './order-key.js';
 import { checkSchema, migrate } from './sqlite-schema.js';
 import type { CommittedBlock, Store } from './store.js';
 
@@ -85,7 +86,7 @@ const BUNDLE_INDEX = {
 const BUNDLE_COLUMN = {
   nodeId: 'validator_id',
   epochSeq: 'epoch_seq',
-  submitter: 'submitter_lower',
+  submitter: 'submitter',
 } as const satisfies Record<BundleDimension, string>;
 
 // ---------------------------------------------------------------- keyset SQL
@@ -188,11 +189,12 @@ interface Columns {
  * row than a scalar subquery).
  */
 const ORDER_ROW: Columns = {
-  select: '/*order-json*/ AS json, o.created_at AS k1, o.id_bytes AS k2',
+  select: '/*order-json*/ AS json, o.created_at AS k1, o.id_key AS k2',
   joins: ' JOIN markets AS m ON m.no = o.market_no JOIN parties AS p ON p.no = o.party_no',
 };
 const ORDER_EXISTS: Columns = { select: '1', joins: '' };
-const ORDER_KEY: readonly [string, string] = ['o.created_at', 'o.id_bytes'];
+/** The listing key: (createdAt, id) ascending is (created_at, id_key) ascending (./order-key.ts). */
+const ORDER_KEY: readonly [string, string] = ['o.created_at', 'o.id_key'];
 
 function residualOrderConditions(r: OrderPlan['residual'], params: SqlValue[]): string[] {
   const out: string[] = [];
@@ -227,7 +229,7 @@ function asColumns<K>(range: KeyRange<K>, columns: (key: K) => readonly [SqlValu
 /** One arm per branch of the plan: the branch's values pin the index's leading columns. */
 function orderArms(plan: OrderPlan, range: KeyRange<OrderKey>, columns: Columns): Arm[] {
   const index = ORDER_INDEX[plan.path.name as OrderPathName];
-  const keyRange = asColumns(range, (k) => [k.createdAt, orderIdBytes(k.id)]);
+  const keyRange = asColumns(range, (k) => [k.createdAt, orderKeyOf(k.id)]);
   return plan.branches.map((values) => {
     const params: SqlValue[] = [];
     const conditions: string[] = plan.path.dimensions.map((d) => ORDER_PIN[d]);
@@ -619,13 +621,20 @@ export class SqliteStore implements Store<GroupRows> {
   listOrdersSync(filter: OrderFilter, page: PageRequest<OrderKey>): Page<OrderKey> {
     return this.read(() => {
       const queries = orderQueries(filter, page, this.orderStats());
-      if (queries === undefined) return { rows: [], hasNextPage: false, hasPreviousPage: false };
-      return this.run(page, queries, (createdAt, id: Buffer) => ({ createdAt, id: id.toString('hex') }));
+      if (queries === undefined) return this.stamped({ rows: [], hasNextPage: false, hasPreviousPage: false });
+      return this.stamped(this.run(page, queries, (createdAt, key: Buffer) => ({ createdAt, id: orderIdOfKey(key) })));
     });
   }
 
   listBundlesSync(filter: BundleFilter, page: PageRequest<BundleKey>): Page<BundleKey> {
-    return this.read(() => this.run(page, bundleQueries(filter, page), (timestamp, signatureId: string) => ({ timestamp, signatureId })));
+    return this.read(() =>
+      this.stamped(this.run(page, bundleQueries(filter, page), (timestamp, signatureId: string) => ({ timestamp, signatureId }))));
+  }
+
+  /** The page with the last block of the snapshot it was read in (call inside that read). */
+  private stamped<K>(page: Page<K>): Page<K> {
+    const last = this.lastBlockSync();
+    return last === undefined ? page : { ...page, lastBlock: { height: last.height, time: last.time } };
   }
 
   lastBlockSync(): CommittedBlock | undefined {

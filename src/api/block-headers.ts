@@ -1,0 +1,20 @@
+/**
+ * The headers by which every answer of the original's query service names the
+ * last block it had stored when it read the answer (facts sheet, section 4):
+ * clients compare them with the network to tell a node that lags behind.
+ */
+import type { FastifyReply } from 'fastify';
+import type { BlockStamp } from '../domain/page.js';
+import { toMicros } from '../domain/time.js';
+
+export const BLOCK_HEIGHT_HEADER = 'X-Block-Height';
+export const BLOCK_TIMESTAMP_HEADER = 'X-Block-Timestamp';
+
+/** Both headers; `0` while no block is stored. The time is in whole microseconds, as the original keeps it. */
+export function setBlockHeaders(reply: FastifyReply, block: BlockStamp | undefined): void {
+  // On the raw response, so that the names keep the case the original sends
+  // them in (Fastify writes the names it is given in lower case), for scripts
+  // that grep for them.
+  reply.raw.setHeader(BLOCK_HEIGHT_HEADER, block === undefined ? '0' : block.height.toString());
+  reply.raw.setHeader(BLOCK_TIMESTAMP_HEADER, block === undefined ? '0' : toMicros(block.time).toString());
+}

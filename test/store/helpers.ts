@@ -11,11 +11,14 @@ export const hex = (n: number) => n.toString(16).padStart(64, '0');
 export const T0 = 1_700_000_000_000_000_000n;
 export const blockTime = (height: bigint) => T0 + height * 1_000_000_000n;
 
-/** A plain live limit order; `over` changes any field. */
+/**
+ * A plain live limit order; `over` changes any field. Orders are created a
+ * microsecond apart, the resolution answers have, so they do not tie.
+ */
 export function order(n: number, over: Partial<Order> = {}): Order {
   return {
     id: hex(n), marketId: hex(1000 + (n % 3)), partyId: hex(2000 + (n % 5)), side: 1, price: '100',
-    size: 10n, remaining: 10n, timeInForce: 1, type: 1, createdAt: T0 + BigInt(n), status: 1,
+    size: 10n, remaining: 10n, timeInForce: 1, type: 1, createdAt: T0 + BigInt(n) * 1000n, status: 1,
     expiresAt: 0n, reference: '', updatedAt: 0n, version: 1n, batchId: 0n,
     liquidityProvisionId: '', postOnly: false, reduceOnly: false, ...over,
   };

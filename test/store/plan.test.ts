@@ -49,24 +49,30 @@ test('assemblePage: trims the extra row, flips backward pages, sets both flags e
 });
 
 const key = (t: bigint, id: string): OrderKey => ({ createdAt: t, id });
+const HIGHEST = 'f'.repeat(64);
+const B = 'b'.repeat(64);
 
 test('orderKeyRange: the date range becomes key bounds, and the tighter of cursor and date wins', () => {
-  const desc = { direction: 'desc' as const, limit: 5, from: { key: key(50n, 'b'), bound: '<' as const } };
-  assert.deepEqual(orderKeyRange(desc, undefined), { upper: { key: key(50n, 'b'), inclusive: false } });
-  // The end date is before the cursor: it bounds the range; the start is a lower bound.
+  const desc = { direction: 'desc' as const, limit: 5, from: { key: key(50n, B), bound: '<' as const } };
+  assert.deepEqual(orderKeyRange(desc, undefined), { upper: { key: key(50n, B), inclusive: false } });
+  // The end date is before the cursor: it bounds the range; the start is a lower bound. Among
+  // the keys of one time the highest id comes first (ids descend as keys ascend).
   assert.deepEqual(orderKeyRange(desc, { start: 10n, end: 40n }), {
-    lower: { key: key(10n, ''), inclusive: true },
-    upper: { key: key(40n, ''), inclusive: false },
+    lower: { key: key(10n, HIGHEST), inclusive: true },
+    upper: { key: key(40n, HIGHEST), inclusive: false },
   });
   // The cursor is before the end date: the cursor bounds it.
-  assert.deepEqual(orderKeyRange(desc, { end: 60n }), { upper: { key: key(50n, 'b'), inclusive: false } });
-  // Same time: (50, '') sorts before (50, 'b'), so the end date is tighter.
-  assert.deepEqual(orderKeyRange(desc, { end: 50n }).upper, { key: key(50n, ''), inclusive: false });
-  const ascInclusive = { direction: 'asc' as const, limit: 1, from: { key: key(20n, ''), bound: '>=' as const } };
+  assert.deepEqual(orderKeyRange(desc, { end: 60n }), { upper: { key: key(50n, B), inclusive: false } });
+  // Same time: (50, highest id) comes before (50, b...), so the end date is tighter.
+  assert.deepEqual(orderKeyRange(desc, { end: 50n }).upper, { key: key(50n, HIGHEST), inclusive: false });
+  // ...and a cursor at (50, lowest id) comes after it: then the cursor is tighter.
+  const low = { direction: 'desc' as const, limit: 5, from: { key: key(50n, '0'.repeat(64)), bound: '<' as const } };
+  assert.deepEqual(orderKeyRange(low, { end: 51n }).upper, { key: key(50n, '0'.repeat(64)), inclusive: false });
+  const ascInclusive = { direction: 'asc' as const, limit: 1, from: { key: key(20n, HIGHEST), bound: '>=' as const } };
   // Equal keys: the exclusive end is tighter than the inclusive one; here both are inclusive starts.
-  assert.deepEqual(orderKeyRange(ascInclusive, { start: 20n }).lower, { key: key(20n, ''), inclusive: true });
-  const ascExclusive = { direction: 'asc' as const, limit: 1, from: { key: key(20n, ''), bound: '>' as const } };
-  assert.deepEqual(orderKeyRange(ascExclusive, { start: 20n }).lower, { key: key(20n, ''), inclusive: false });
+  assert.deepEqual(orderKeyRange(ascInclusive, { start: 20n }).lower, { key: key(20n, HIGHEST), inclusive: true });
+  const ascExclusive = { direction: 'asc' as const, limit: 1, from: { key: key(20n, HIGHEST), bound: '>' as const } };
+  assert.deepEqual(orderKeyRange(ascExclusive, { start: 20n }).lower, { key: key(20n, HIGHEST), inclusive: false });
   assert.deepEqual(orderKeyRange({ direction: 'asc', limit: 1 }, {}), {});
 });
 
@@ -79,8 +85,16 @@ test('normalizeOrderFilter: dedupes, drops values liveOnly rules out, and spots 
   assert.equal(normalizeOrderFilter({ liveOnly: true, statuses: [STATUS.FILLED] }), undefined);
   assert.equal(normalizeOrderFilter({ liveOnly: true, timeInForces: [TIF.FOK] }), undefined);
   assert.equal(normalizeOrderFilter({ marketIds: [] }), undefined);
-  assert.equal(normalizeOrderFilter({ dateRange: { start: 5n, end: 5n } }), undefined);
-  assert.deepEqual(normalizeOrderFilter({ dateRange: { start: 5n }, excludeLiquidity: false, reference: '' }), { dateRange: { start: 5n }, reference: '' });
+  assert.equal(normalizeOrderFilter({ dateRange: { start: 5000n, end: 5000n } }), undefined);
+  assert.deepEqual(normalizeOrderFilter({ dateRange: { start: 5000n }, excludeLiquidity: false, reference: '' }), { dateRange: { start: 5000n }, reference: '' });
+});
+
+test('normalizeOrderFilter: date bounds go onto the microsecond grid, rounding down, as createdAt does', () => {
+  assert.deepEqual(normalizeOrderFilter({ dateRange: { start: 1_678_444_076_736_102_285n, end: 1_678_444_076_736_103_001n } }),
+    { dateRange: { start: 1_678_444_076_736_102_000n, end: 1_678_444_076_736_103_000n } });
+  // Both in one microsecond: an end that is exclusive leaves nothing.
+  assert.equal(normalizeOrderFilter({ dateRange: { start: 1500n, end: 1999n } }), undefined);
+  assert.deepEqual(normalizeOrderFilter({ dateRange: { start: -1500n, end: -1n } }), { dateRange: { start: -2000n, end: -1000n } });
 });
 
 /** A million orders: few rejected, fewer parked, 2% live, few network orders. */
@@ -115,11 +129,11 @@ test('planOrderQuery: the most selective index drives, IN lists become branches,
   assert.equal(plan({ types: [TYPE.NETWORK], statuses: [STATUS.FILLED] }).path, ORDER_PATHS.type);
   assert.equal(plan({ types: [TYPE.LIMIT], statuses: [STATUS.PARKED] }).path, ORDER_PATHS.status);
 
-  const parties = plan({ partyIds: ['p1', 'p2'], statuses: [STATUS.FILLED], dateRange: { start: 1n } });
+  const parties = plan({ partyIds: ['p1', 'p2'], statuses: [STATUS.FILLED], dateRange: { start: 1000n } });
   assert.equal(parties.path, ORDER_PATHS.party);
   assert.deepEqual(parties.branches, [['p1'], ['p2']]);
   assert.deepEqual(parties.residual, { statuses: [STATUS.FILLED] });
-  assert.deepEqual(parties.dateRange, { start: 1n });
+  assert.deepEqual(parties.dateRange, { start: 1000n });
 
   assert.equal(plan({ marketIds: ['m'] }).path, ORDER_PATHS.market);
   assert.equal(plan({ reference: 'r', partyIds: ['p'] }).path, ORDER_PATHS.reference);

@@ -118,7 +118,7 @@ for (const [name, filter, index, merged] of ORDER_SHAPES) {
         assertIndexedOnly(beyond, `${what} beyond`);
         assert.ok(beyond.some((l) => l.includes(`INDEX ${index}`)), `${what}: beyond uses ${index}`);
       }
-      if (req.cursor) assert.ok(page.some((l) => l.startsWith('SEARCH') && l.includes('(created_at,id_bytes)')), `${what}: seeks to the cursor`);
+      if (req.cursor) assert.ok(page.some((l) => l.startsWith('SEARCH') && l.includes('(created_at,id_key)')), `${what}: seeks to the cursor`);
     }
   });
 }

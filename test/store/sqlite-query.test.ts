@@ -27,7 +27,10 @@ const REFERENCES = ['', '', '', 'alpha', 'beta', 'gamma"quoted', 'ünïcode'];
 const SUBMITTERS = ['0xAbC1', '0xaBc2', '0xABC3'];
 const VALIDATORS = [hex(0xc1), hex(0xc2), hex(0xc3)];
 
-/** A random order state; createdAt values repeat on purpose so that ids must break ties. */
+/**
+ * A random order state. Three orders share each microsecond of createdAt, at
+ * different nanoseconds: answers are on the microsecond, so ids break the ties.
+ */
 function randomOrder(n: number): Order {
   const party = pick(PARTIES);
   const o = order(n, {
@@ -37,12 +40,12 @@ function randomOrder(n: number): Order {
     status: pick([STATUS.ACTIVE, STATUS.ACTIVE, STATUS.FILLED, STATUS.FILLED, STATUS.CANCELLED, STATUS.PARKED, STATUS.REJECTED, STATUS.STOPPED, STATUS.EXPIRED, STATUS.PARTIALLY_FILLED]),
     type: party === NETWORK_PARTY ? TYPE.NETWORK : pick([TYPE.LIMIT, TYPE.LIMIT, TYPE.LIMIT, TYPE.MARKET]),
     timeInForce: pick([TIF.GTC, TIF.GTC, TIF.GTT, TIF.IOC, TIF.FOK, TIF.GFA, TIF.GFN]),
-    createdAt: T0 + BigInt(Math.floor(n / 3)),
+    createdAt: T0 + BigInt(Math.floor(n / 3)) * 1000n + BigInt(Math.floor(rnd() * 1000)),
     reference: pick(REFERENCES),
     liquidityProvisionId: rnd() < 0.2 ? hex(0xd0 + (n % 3)) : '',
   });
-  if (rnd() < 0.15) o.reason = pick([1, 20, 49]);
-  if (rnd() < 0.1) o.peggedOrder = { reference: pick([1, 2, 3]), offset: String(Math.floor(rnd() * 50)) };
+  if (rnd() < 0.15) o.reason = pick([0, 1, 20, 49]);
+  if (rnd() < 0.15) o.peggedOrder = { reference: pick([0, 1, 2, 3]), offset: String(Math.floor(rnd() * 50)) };
   if (rnd() < 0.1) o.icebergOrder = { peakSize: 5n, minimumVisibleSize: 2n, reservedRemaining: 5n };
   return o;
 }
@@ -67,7 +70,7 @@ function randomBlocks(): Block[] {
       // Bundle 30 gets no signatures at all: those go to 0xe000..0xe02c.
       const id = hex((h === 30 ? 0xf000 : 0xe000) + h);
       const added: SignerAdded = {
-        signatureId: h % 2 ? id : id.toUpperCase(), validatorId: pick(VALIDATORS), timestamp: T0 + BigInt(h % 5) * 10n,
+        signatureId: h % 2 ? id : id.toUpperCase(), validatorId: pick(VALIDATORS), timestamp: T0 + BigInt(h % 5) * 10_000n + BigInt(h),
         newSigner: `0xNew${h}`, submitter: pick(SUBMITTERS), nonce: String(h), epochSeq: BigInt(h % 4),
       };
       b.signersAdded.push(added);
@@ -94,7 +97,10 @@ before(async () => {
 after(() => store?.close());
 
 const allOrders = blocks.flatMap((b) => b.orders);
-const orderKeys: OrderKey[] = allOrders.map((o) => ({ createdAt: o.createdAt, id: o.id.toLowerCase() }));
+/** The listing keys of every order state, as pages hand them out: createdAt on the microsecond. */
+const orderKeys: OrderKey[] = allOrders.map((o) => ({ createdAt: o.createdAt - (o.createdAt % 1000n), id: o.id.toLowerCase() }));
+const LOWEST_ID = '0'.repeat(64);
+const HIGHEST_ID = 'f'.repeat(64);
 const lower = (xs: string[]) => xs.map((x) => x.toLowerCase());
 
 /** One filter per field and a spread of combinations. */
@@ -111,10 +117,10 @@ const ORDER_FILTERS: [string, OrderFilter][] = [
   ['reference', { reference: 'alpha' }],
   ['empty reference', { reference: '' }],
   ['escaped reference', { reference: 'gamma"quoted' }],
-  ['dateRange', { dateRange: { start: T0 + 20n, end: T0 + 60n } }],
-  ['dateRange start', { dateRange: { start: T0 + 90n } }],
-  ['dateRange end', { dateRange: { end: T0 + 10n } }],
-  ['empty dateRange', { dateRange: { start: T0 + 10n, end: T0 + 10n } }],
+  ['dateRange', { dateRange: { start: T0 + 20_400n, end: T0 + 60_999n } }],
+  ['dateRange start', { dateRange: { start: T0 + 90_001n } }],
+  ['dateRange end', { dateRange: { end: T0 + 10_500n } }],
+  ['empty dateRange', { dateRange: { start: T0 + 10_100n, end: T0 + 10_900n } }],
   ['liveOnly', { liveOnly: true }],
   ['live party', { liveOnly: true, partyIds: [PARTIES[1]!] }],
   ['live market', { liveOnly: true, marketIds: lower([...MARKETS]) }],
@@ -124,7 +130,7 @@ const ORDER_FILTERS: [string, OrderFilter][] = [
   ['everything', {
     statuses: [STATUS.ACTIVE, STATUS.PARKED, STATUS.FILLED], types: [TYPE.LIMIT], timeInForces: [TIF.GTC, TIF.GTT],
     excludeLiquidity: true, partyIds: lower(PARTIES.slice(0, 3)), marketIds: [MARKETS[0]!, MARKETS[2]!],
-    dateRange: { start: T0 + 5n, end: T0 + 120n }, liveOnly: true,
+    dateRange: { start: T0 + 5_000n, end: T0 + 120_000n }, liveOnly: true,
   }],
   ['reference and party', { reference: 'beta', partyIds: [PARTIES[3]!] }],
   ['empty list', { statuses: [] }],
@@ -193,10 +199,12 @@ for (const [name, filter] of ORDER_FILTERS) {
 }
 
 test('orders: cursors at and beyond both ends, and cursors of rows the filter leaves out', async () => {
-  const keys = [...orderKeys].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+  // Oldest first: createdAt ascending, id descending.
+  const keys = [...orderKeys].sort((a, b) => (a.createdAt === b.createdAt ? (a.id > b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
   const cursors: OrderKey[] = [
-    keys[0]!, keys.at(-1)!, { createdAt: T0 - 1n, id: '' }, { createdAt: T0 + 10_000n, id: 'f'.repeat(64) },
-    { createdAt: keys[10]!.createdAt, id: '' }, { createdAt: keys[10]!.createdAt, id: 'f'.repeat(64) },
+    keys[0]!, keys.at(-1)!, { createdAt: T0 - 1n, id: LOWEST_ID }, { createdAt: T0 + 10_000_000n, id: HIGHEST_ID },
+    { createdAt: keys[10]!.createdAt, id: LOWEST_ID }, { createdAt: keys[10]!.createdAt, id: HIGHEST_ID },
+    { createdAt: keys[10]!.createdAt + 1n, id: keys[10]!.id },
   ];
   for (const filter of [{}, { statuses: [STATUS.REJECTED] }, { liveOnly: true, partyIds: [PARTIES[1]!] }] as OrderFilter[]) {
     for (const cursor of cursors) {
@@ -220,7 +228,9 @@ test('orders: the JSON of every current order is exactly what the model prints',
   for (let i = 0; i < real.rows.length; i++) assert.equal(real.rows[i]!.json, expected.rows[i]!.json);
   const nodes = real.rows.map((r) => JSON.parse(r.json) as Record<string, unknown>);
   assert.ok(nodes.some((n) => 'reason' in n) && nodes.some((n) => !('reason' in n)));
-  assert.ok(nodes.some((n) => 'peggedOrder' in n) && nodes.some((n) => 'icebergOrder' in n));
+  assert.ok(nodes.some((n) => n.peggedOrder === null) && nodes.some((n) => n.peggedOrder !== null));
+  assert.ok(nodes.some((n) => 'icebergOrder' in n));
+  assert.ok(nodes.every((n) => BigInt(n.createdAt as string) % 1000n === 0n), 'createdAt is on the microsecond');
   assert.ok(nodes.every((n) => n.id === (n.id as string).toLowerCase()), 'ids are lowercase');
 });
 
@@ -259,7 +269,7 @@ test('bundles: packed signatures are present, sorted, and empty when none arrive
 /** Random filters and random page requests (cursor anywhere) answer exactly as the model does. */
 test('property: random order filters and pages equal the model', async () => {
   const some = <T>(xs: readonly T[]) => fc.option(fc.uniqueArray(fc.constantFrom(...xs), { minLength: 1, maxLength: 3 }), { nil: undefined });
-  const time = fc.bigInt({ min: T0 - 2n, max: T0 + 140n });
+  const time = fc.bigInt({ min: T0 - 2000n, max: T0 + 140_000n });
   const filter = fc.record({
     statuses: some([0, 1, 2, 3, 4, 5, 6, 7, 8]),
     types: some([0, 1, 2, 3]),
@@ -277,7 +287,7 @@ test('property: random order filters and pages equal the model', async () => {
   });
   const cursor = fc.oneof(
     fc.constantFrom(...orderKeys),
-    fc.record({ createdAt: time, id: fc.constantFrom('', 'zz', ...orderKeys.map((k) => k.id)) }),
+    fc.record({ createdAt: time, id: fc.constantFrom(LOWEST_ID, HIGHEST_ID, ...orderKeys.map((k) => k.id)) }),
   );
   const request = fc.record({
     newestFirst: fc.boolean(),

@@ -79,7 +79,7 @@ test('every kind of change to an order reaches the current state, and the planne
     orders: [
       order(1, { remaining: 3n }),
       order(2, { status: STATUS.CANCELLED }),
-      order(3, { marketId: hex(77), partyId: hex(88), type: TYPE.NETWORK, reference: 'moved', createdAt: 5n }),
+      order(3, { marketId: hex(77), partyId: hex(88), type: TYPE.NETWORK, reference: 'moved', createdAt: 5000n }),
     ],
   })]);
   const db = inspect(path);
@@ -91,7 +91,7 @@ test('every kind of change to an order reaches the current state, and the planne
   assert.deepEqual(rows, [
     [hex(1), 3n, 1n, 1n, hex(1001), hex(2001), 1n, '', order(1).createdAt],
     [hex(2), 10n, 3n, 0n, hex(1002), hex(2002), 1n, '', order(2).createdAt],
-    [hex(3), 10n, 1n, 0n, hex(77), hex(88), 3n, 'moved', 5n],
+    [hex(3), 10n, 1n, 0n, hex(77), hex(88), 3n, 'moved', 5000n],
   ]);
   // Counts kept by the writer equal counting the table itself.
   const stats = store.orderStats();
@@ -113,14 +113,15 @@ test('lastBlock is stored with the block, survives reopening, and a block not ne
   const store = openSqliteStore({ path });
   assert.equal(await store.lastBlock(), undefined);
   await writeBlocks(store, [block(5, { orders: [order(1)], chainId: 'chain-a' })]);
-  assert.deepEqual(await store.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a' });
+  assert.deepEqual(await store.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a', hash: 'hash-5' });
   await assert.rejects(writeBlocks(store, [block(5, { orders: [order(2)] })]), /not newer/);
   await assert.rejects(writeBlocks(store, [block(4, { orders: [order(3)] })]), /not newer/);
   await store.close();
 
   const reopened = openSqliteStore({ path });
   t.after(() => reopened.close());
-  assert.deepEqual(await reopened.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a' });
+  assert.deepEqual(await reopened.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a', hash: 'hash-5' });
+  assert.deepEqual(await reopened.blockHashes(1n, 9n), new Map([[5n, 'hash-5']]), 'the hash of each stored block, by height');
   const page = await reopened.listOrders({}, FIRST_100);
   assert.deepEqual(page.rows.map((r) => r.key.id), [hex(1)], 'the refused blocks left nothing behind');
 });
@@ -162,7 +163,8 @@ test('a group of blocks keeps each block\'s history and ends at its last block',
     block(2, { orders: [order(1, { remaining: 6n, version: 2n }), order(2)] }),
     block(3, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] }),
   ]);
-  assert.deepEqual(await store.lastBlock(), { height: 3n, time: blockTime(3n), chainId: block(3).chainId });
+  assert.deepEqual(await store.lastBlock(), { height: 3n, time: blockTime(3n), chainId: block(3).chainId, hash: 'hash-3' });
+  assert.deepEqual(await store.blockHashes(2n, 3n), new Map([[2n, 'hash-2'], [3n, 'hash-3']]));
   const db = inspect(path);
   t.after(() => db.close());
   assert.deepEqual(history(db).map(([id, time, o]) => [id, time, o.remaining]), [
@@ -175,7 +177,7 @@ test('a group of blocks keeps each block\'s history and ends at its last block',
   assert.equal(store.orderStats().count('status', STATUS.ACTIVE), 1);
 });
 
-test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, block heights', async (t) => {
+test('64-bit values keep every digit: uint64 above int64, int64 above 2^53 (times on the microsecond), block heights', async (t) => {
   const { store, path } = tempStore(t);
   const max64 = (1n << 64n) - 1n;
   const big = (1n << 62n) + 1n;
@@ -191,12 +193,13 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53, bloc
   assert.equal(node.remaining, String(1n << 63n));
   assert.equal(node.version, String(big));
   assert.equal(node.batchId, String(max64));
-  assert.equal(node.createdAt, String(big));
-  assert.equal(node.expiresAt, String(-big));
-  assert.equal(node.updatedAt, String(big + 2n));
+  // big is 4611686018427387905: times keep every digit down to the microsecond, rounded down.
+  assert.equal(node.createdAt, '4611686018427387000');
+  assert.equal(node.expiresAt, '-4611686018427388000');
+  assert.equal(node.updatedAt, '4611686018427387000');
   assert.deepEqual(node.icebergOrder, { peakSize: String(max64), minimumVisibleSize: String(big), reservedRemaining: String(1n << 63n) });
-  const page = await store.listOrders({ dateRange: { start: big, end: big + 1n } }, FIRST_100);
-  assert.deepEqual(page.rows.map((r) => r.key), [{ createdAt: big, id: hex(1) }], 'key read back as an exact bigint');
+  const page = await store.listOrders({ dateRange: { start: big, end: big + 1000n } }, FIRST_100);
+  assert.deepEqual(page.rows.map((r) => r.key), [{ createdAt: 4611686018427387000n, id: hex(1) }], 'key read back as an exact bigint');
 
   await writeBlocks(store, [{ ...block(2), height: max64 }]);
   assert.equal((await store.lastBlock())?.height, max64);
@@ -243,7 +246,7 @@ test('migrations: a new file is at the latest version, reopening changes nothing
   assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
   assert.deepEqual(tables, [
-    'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'signer_added',
+    'blocks', 'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'signer_added',
     'signer_removed',
   ]);
   db.close();
@@ -261,7 +264,7 @@ test('migrations: a new file is at the latest version, reopening changes nothing
 
 test('signer events are keyed by signature id, node signatures by (resource, bytes)', async (t) => {
   const { store, path } = tempStore(t);
-  const added = { signatureId: 'AA01', validatorId: 'V1', timestamp: 10n, newSigner: '0xNew', submitter: '0xSub', nonce: '7', epochSeq: 3n };
+  const added = { signatureId: 'AA01', validatorId: 'V1', timestamp: 10_999n, newSigner: '0xNew', submitter: '0XSub', nonce: '7', epochSeq: 3n };
   await writeBlocks(store, [block(1, {
     signersAdded: [added],
     nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'AA01', sig: new Uint8Array([2]), kind: 3 }],
@@ -277,9 +280,9 @@ test('signer events are keyed by signature id, node signatures by (resource, byt
   })]);
   const page = await store.listBundles({}, FIRST_100);
   assert.equal(page.rows.length, 1);
-  assert.deepEqual(page.rows[0]!.key, { timestamp: 10n, signatureId: 'aa01' });
+  assert.deepEqual(page.rows[0]!.key, { timestamp: 10_000n, signatureId: 'aa01' });
   assert.deepEqual(JSON.parse(page.rows[0]!.json), {
-    newSigner: '0xNew', submitter: '0xSub', nonce: '9', timestamp: '10', signatures: '0x0102', epochSeq: '3',
+    newSigner: '0xnew', submitter: '0xsub', nonce: '9', timestamp: '10000', signatures: '0x0102', epochSeq: '3',
   });
   const db = inspect(path);
   t.after(() => db.close());
@@ -313,8 +316,12 @@ test('migrations turn a version 1 file into what writing the same blocks today s
     block(2, {
       orders: [
         order(1, { remaining: 4n, version: 2n }),
-        order(4, { size: (1n << 64n) - 1n, reason: 0, peggedOrder: { reference: 2, offset: '5' } }),
-        order(5, { icebergOrder: { peakSize: 3n, minimumVisibleSize: 1n, reservedRemaining: 1n << 63n }, liquidityProvisionId: hex(77) }),
+        // Times with nanosecond digits, two in one microsecond: version 4 puts them on the microsecond, ids break the tie.
+        order(4, { size: (1n << 64n) - 1n, reason: 0, peggedOrder: { reference: 2, offset: '5' }, createdAt: order(7).createdAt + 999n, updatedAt: 1234567n }),
+        order(5, {
+          icebergOrder: { peakSize: 3n, minimumVisibleSize: 1n, reservedRemaining: 1n << 63n }, liquidityProvisionId: hex(0xabc).toUpperCase(),
+          createdAt: order(7).createdAt + 1n, expiresAt: order(9).createdAt + 5n,
+        }),
       ],
     }),
     block(3, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n }), order(3, { status: STATUS.CANCELLED })] }),

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IngestError } from '../../src/ingest/errors.js';
 import type { BusEvent } from '../../src/ingest/events.js';
-import { ingest } from '../../src/ingest/ingester.js';
+import { incompleteBlockMessage, ingest } from '../../src/ingest/ingester.js';
 import { SourceError, type EventSource } from '../../src/ingest/source.js';
-import { CHAIN, blockEvents, blockTime, order } from '../support/events.js';
+import { CHAIN, blockEvents, blockHash, blockTime, order } from '../support/events.js';
 import { BlockList, RecordingStore } from '../support/recording-store.js';
 
 function source(events: BusEvent[]): EventSource {
@@ -57,14 +57,81 @@ test('events before the first BeginBlock are counted and left out; a mid-stream 
 
 test('an event claiming another block inside a block is refused, by its block field or its id', async () => {
   const events = blocks(1n);
-  events[1] = { ...events[1]!, block: '9' };
-  await assert.rejects(ingest(source(events), new RecordingStore()), /says block "9" inside block 1/);
+  events[1] = { ...events[1]!, block: blockHash(9n).toUpperCase() };
+  await assert.rejects(ingest(source(events), new RecordingStore()), new RegExp(`names block "${blockHash(9n).toUpperCase()}" inside block 1`));
   const byId = blocks(12n);
   byId[1] = { ...byId[1]!, id: '13-1' };
   await assert.rejects(ingest(source(byId), new RecordingStore()), /event id "13-1" does not belong to block 12/);
   const prefix = blocks(12n);
   prefix[1] = { ...prefix[1]!, id: '1-1' }; // "1-" is not "12-"
   await assert.rejects(ingest(source(prefix), new RecordingStore()), /does not belong to block 12/);
+});
+
+test('a height seen again is skipped; with another hash than the stored block it is a warning naming both', async () => {
+  const withOrder = (h: bigint, n: number, variant = 0) => blockEvents(h, [{ kind: 'order', order: order(n) }], CHAIN, blockHash(h, variant));
+  // As the real recording starts: height 1 twice, with two hashes. The first is kept.
+  const warnings: string[] = [];
+  const store = new RecordingStore();
+  const stats = await ingest(source([...withOrder(1n, 1), ...withOrder(1n, 2, 1), ...withOrder(2n, 3)]), store, {
+    onWarning: (m) => warnings.push(m),
+  });
+  assert.deepEqual(store.blocks.map((b) => [b.height, b.hash, b.orders[0]!.id]), [[1n, blockHash(1n), order(1).id], [2n, blockHash(2n), order(3).id]]);
+  assert.equal(stats.blocksAlreadyStored, 1);
+  assert.equal(stats.blocksWithOtherHash, 1);
+  assert.equal(warnings.length, 1);
+  assert.ok(warnings[0]!.includes(blockHash(1n, 1)) && warnings[0]!.includes(blockHash(1n)), warnings[0]);
+
+  // Run again over the same store: blocks below the last are compared with the stored ones.
+  const again: string[] = [];
+  const rerun = await ingest(source([...withOrder(1n, 1), ...withOrder(1n, 2, 1), ...withOrder(2n, 3), ...withOrder(2n, 3, 2), ...withOrder(3n, 4)]), store, {
+    onWarning: (m) => again.push(m),
+  });
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n]);
+  assert.equal(rerun.blocksAlreadyStored, 4);
+  assert.equal(rerun.blocksWithOtherHash, 2, 'block 1 (older) and block 2 (the last) with other hashes');
+  assert.equal(again.length, 2);
+  assert.ok(again[1]!.includes(blockHash(2n, 2)) && again[1]!.includes(blockHash(2n)), again[1]);
+
+  // Same hash, whatever its case: a replay, no warning.
+  const quiet: string[] = [];
+  await ingest(source(blockEvents(2n, [], CHAIN, blockHash(2n).toUpperCase())), store, { onWarning: (m) => quiet.push(m) });
+  assert.deepEqual(quiet, []);
+});
+
+test('a block seen again while its first copy still waits in the commit group is compared with it', async () => {
+  const warnings: string[] = [];
+  const store = new RecordingStore();
+  const events = [...blocks(1n, 2n, 3n), ...blockEvents(2n, [], CHAIN, blockHash(2n, 5))];
+  const stats = await ingest(source(events), store, { commit: { maxBlocks: 100 }, onWarning: (m) => warnings.push(m) });
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n]);
+  assert.equal(stats.blocksWithOtherHash, 1);
+  assert.match(warnings[0]!, /block 2 came again/);
+});
+
+test('a source that ends inside a block stores every whole block and names the incomplete one', async () => {
+  const cut = [...blocks(1n, 2n), ...blockEvents(3n, [{ kind: 'order', order: order(3) }]).slice(0, 2)];
+  const store = new RecordingStore();
+  const stats = await ingest(source(cut), store);
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n]);
+  // The offsets of this source are event positions: block 3 starts at the seventh event.
+  assert.deepEqual(stats.incompleteBlock, { height: 3n, offset: 6 });
+  assert.equal(stats.lastBlock?.height, 2n);
+  assert.match(incompleteBlockMessage(stats, 'message')!, /ends inside block 3 \(from message offset 6\): that block is incomplete and was not stored/);
+
+  // Cut off inside a record, after a whole block: the source says where; no height is known.
+  const tail: EventSource = {
+    name: 'test://cut', unit: 'byte',
+    async *events() {
+      yield { events: blocks(1n).map((event, offset) => ({ event, offset })), cutOff: { offset: 300, bytes: 17 } };
+    },
+  };
+  const cutStats = await ingest(tail, new RecordingStore());
+  assert.deepEqual(cutStats.incompleteBlock, { offset: 300 });
+  assert.match(incompleteBlockMessage(cutStats, 'byte')!, /a block whose BeginBlock is cut off \(from byte offset 300\)/);
+
+  const whole = await ingest(source(blocks(1n, 2n)), new RecordingStore());
+  assert.equal(whole.incompleteBlock, undefined);
+  assert.equal(incompleteBlockMessage(whole, 'byte'), undefined);
 });
 
 test('a restart drops the open block; the resent block is stored once', async () => {

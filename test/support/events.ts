@@ -32,15 +32,21 @@ export function withoutMessage(e: BusEvent): BusEvent {
   return rest;
 }
 
-/** The events of one whole block around `bodies`, as the core emits them. */
-export function blockEvents(height: bigint, bodies: EventBody[], chainId = CHAIN): BusEvent[] {
+/** The hash of test block `height` (lower case, as BeginBlock carries it); `variant` makes another block of that height. */
+export const blockHash = (height: bigint, variant = 0) => hex(Number(height) + variant * 0x1000000, 64);
+
+/**
+ * The events of one whole block around `bodies`, as the core emits them: each
+ * names the block by its hash in upper case, ids count from "H-1" (the BeginBlock).
+ */
+export function blockEvents(height: bigint, bodies: EventBody[], chainId = CHAIN, hash = blockHash(height)): BusEvent[] {
   const all: EventBody[] = [
-    { kind: 'beginBlock', height, timestamp: blockTime(height), hash: hex(Number(height), 64) },
+    { kind: 'beginBlock', height, timestamp: blockTime(height), hash },
     ...bodies,
     { kind: 'endBlock', height },
   ];
   return all.map((b, i) => ({
-    id: `${height}-${i}`, block: String(height), chainId,
+    id: `${height}-${i + 1}`, block: hash.toUpperCase(), chainId,
     type: b.kind === 'other' ? 11 : busEventTypeOf(b.kind), ...b,
   }));
 }

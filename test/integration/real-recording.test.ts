@@ -1,0 +1,194 @@
+/**
+ * The real network's own recording (../shared/fixtures/system_tests.evt.gz),
+ * through every source a user has: the gzip file as it is, the event file, a
+ * pipe, the same events as NDJSON on stdin, and a core pushing them over the
+ * nanomsg socket. Each store must answer, through the real `serve`, what the
+ * original data node answers for this file (facts sheet, section 7), and all
+ * of them the same bytes.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
+import { decodeBusEvent } from '../../src/ingest/codec.js';
+import { RecordSplitter } from '../../src/ingest/framing.js';
+import { busEventToJson } from '../../src/ingest/json-codec.js';
+import { CLI, runCli, startServe, type RunningServer } from '../support/cli.js';
+import { REAL, realRecording } from '../support/real-recording.js';
+import { SpClient } from '../support/sp-client.js';
+
+const ORDERS = '/api/v2/orders';
+const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
+
+const dir = mkdtempSync(join(tmpdir(), 'lq-real-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Answer { status: number; height: string | null; timestamp: string | null; body: string }
+type OrderNode = Record<string, unknown> & { id: string; createdAt: string; marketId: string };
+interface Edges { edges: { node: OrderNode; cursor: string }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string } }
+
+async function answer(server: RunningServer, path: string): Promise<Answer> {
+  const res = await fetch(server.url + path);
+  return { status: res.status, height: res.headers.get('x-block-height'), timestamp: res.headers.get('x-block-timestamp'), body: await res.text() };
+}
+
+const edges = (a: Answer, field = 'orders') => (JSON.parse(a.body) as Record<string, Edges>)[field]!;
+
+/** The original's answers for the file, checked on one store; returns every answer's bytes to compare stores with. */
+async function checkAnswers(server: RunningServer, what: string): Promise<string[]> {
+  const all = await answer(server, `${ORDERS}?pagination.first=5000`);
+  assert.equal(all.status, 200, `${what}: ${all.body}`);
+  assert.equal(all.height, String(REAL.lastHeight), `${what}: X-Block-Height`);
+  assert.equal(all.timestamp, REAL.lastBlockTimestamp, `${what}: X-Block-Timestamp`);
+  const nodes = edges(all).edges.map((e) => e.node);
+  assert.equal(nodes.length, REAL.orders, `${what}: every order once`);
+  for (const n of nodes) {
+    for (const time of ['createdAt', 'updatedAt', 'expiresAt']) {
+      assert.equal(BigInt(n[time] as string) % 1000n, 0n, `${what}: ${n.id} ${time} ${String(n[time])} in whole microseconds`);
+    }
+    assert.ok('peggedOrder' in n && n.peggedOrder === null, `${what}: ${n.id} peggedOrder is null`);
+    assert.ok(!('reason' in n) && !('icebergOrder' in n), `${what}: ${n.id} carries no reason or iceberg`);
+    assert.match(n.id, /^[0-9a-f]{64}$/);
+  }
+
+  const market = await answer(server, `${ORDERS}?filter.marketIds=${REAL.market}`);
+  assert.deepEqual(
+    edges(market).edges.map(({ node }) => [node.id.slice(0, 8), node.createdAt]),
+    REAL.marketNewestFirst.map(([id, t]) => [id, t]),
+    `${what}: the orders of market ${REAL.market.slice(0, 8)} newest first, as the original lists them`,
+  );
+  assert.equal(market.height, String(REAL.lastHeight));
+
+  const oldest = await answer(server, `${ORDERS}?pagination.first=5000&pagination.newestFirst=false`);
+  assert.deepEqual(edges(oldest).edges.map((e) => e.node.id), nodes.map((n) => n.id).reverse(), `${what}: oldest first is the exact reverse`);
+
+  // Backward in pages of 5 from the end visits the same rows in the same order.
+  const backward: string[] = [];
+  let before = '';
+  for (let i = 0; i < 10; i++) {
+    const page = edges(await answer(server, `${ORDERS}?pagination.last=5${before && `&pagination.before=${before}`}`));
+    backward.unshift(...page.edges.map((e) => e.node.id));
+    if (!page.pageInfo.hasPreviousPage) break;
+    before = page.pageInfo.startCursor;
+  }
+  assert.deepEqual(backward, nodes.map((n) => n.id), `${what}: a backward walk`);
+
+  const bundles = await answer(server, BUNDLES);
+  assert.equal(bundles.status, 200);
+  assert.equal(bundles.height, String(REAL.lastHeight));
+  assert.deepEqual(edges(bundles, 'bundles').edges, [], 'the recording holds no signer-added events');
+
+  const error = await answer(server, `${ORDERS}?pagination.first=0`);
+  assert.equal(error.status, 400);
+  assert.equal(error.height, String(REAL.lastHeight), `${what}: errors name the last block too`);
+
+  const markets = [...new Set(nodes.map((n) => n.marketId))];
+  assert.equal(markets.length, 3);
+  const more = await Promise.all([
+    ...markets.map((m) => answer(server, `${ORDERS}?filter.marketIds=${m}&pagination.newestFirst=false`)),
+    answer(server, `${ORDERS}?filter.statuses=STATUS_ACTIVE&filter.liveOnly=true`),
+    answer(server, `${ORDERS}?filter.excludeLiquidity=true&pagination.first=7`),
+  ]);
+  return [all, market, oldest, bundles, ...more].map((a) => `${a.status} ${a.height} ${a.timestamp} ${a.body}`);
+}
+
+/** Serves `dataDir`, checks its answers, stops. */
+async function served(dataDir: string, what: string): Promise<string[]> {
+  const server = await startServe(['--data-dir', dataDir]);
+  try {
+    return await checkAnswers(server, what);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** What `ingest` must say of the file: every block stored, height 1 seen twice, the warning naming both hashes. */
+function checkIngestOutput(r: { status: number | null; stdout: string; stderr: string }, what: string): void {
+  assert.equal(r.status, 0, `${what}: ${r.stderr}`);
+  assert.match(r.stdout, new RegExp(`${REAL.events} events, 1087 blocks stored, 1 already stored \\(1 with another hash\\), last block 1087`), what);
+  assert.doesNotMatch(r.stdout, /incomplete/, what);
+  const warning = r.stderr.split('\n').find((l) => l.includes('warning'));
+  assert.ok(warning?.includes(REAL.firstHashes[0]) && warning.includes(REAL.firstHashes[1]), `${what}: ${r.stderr}`);
+}
+
+/** The framed records of the file: each one's BusEvent bytes, exactly as the core wrote them. */
+function busEvents(file: Buffer): Buffer[] {
+  const splitter = new RecordSplitter();
+  splitter.push(file);
+  const out: Buffer[] = [];
+  for (let r = splitter.next(); r; r = splitter.next()) out.push(r.event);
+  assert.equal(splitter.pending, 0);
+  return out;
+}
+
+test('the real recording, through every source, answers as the original does', async (t) => {
+  const gz = realRecording(t);
+  if (gz === undefined) return;
+  const raw = gunzipSync(readFileSync(gz));
+  const evt = join(dir, 'system_tests.evt');
+  writeFileSync(evt, raw);
+  const events = busEvents(raw);
+  assert.equal(events.length, REAL.events);
+  const answers = new Map<string, string[]>();
+
+  await t.test('the gzip file as it is', async () => {
+    const d = join(dir, 'gzip');
+    checkIngestOutput(runCli(['ingest', gz, '--data-dir', d]), 'gzip');
+    answers.set('gzip', await served(d, 'gzip'));
+  });
+
+  await t.test('the event file', async () => {
+    const d = join(dir, 'file');
+    checkIngestOutput(runCli(['ingest', evt, '--data-dir', d]), 'file');
+    // Again: every block is already stored, and height 1's second hash is still told apart.
+    const again = runCli(['ingest', evt, '--data-dir', d]);
+    assert.match(again.stdout, /0 blocks stored, 1088 already stored \(1 with another hash\), last block 1087/);
+    answers.set('file', await served(d, 'file'));
+  });
+
+  await t.test('a pipe: ingest <(gunzip -c system_tests.evt.gz)', async () => {
+    const d = join(dir, 'pipe');
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${CLI}" ingest <(gunzip -c "$0") --data-dir "$1"`, gz, d], {
+      encoding: 'utf8', timeout: 120_000,
+    });
+    checkIngestOutput(r, 'pipe');
+    answers.set('pipe', await served(d, 'pipe'));
+  });
+
+  await t.test('the same events as NDJSON on stdin', async () => {
+    const d = join(dir, 'ndjson');
+    const ndjson = events.map((bytes) => JSON.stringify(busEventToJson(decodeBusEvent(bytes)))).join('\n');
+    checkIngestOutput(runCli(['ingest', '-', '--data-dir', d], ndjson), 'ndjson');
+    answers.set('ndjson', await served(d, 'ndjson'));
+  });
+
+  await t.test('a core pushing the events over the nanomsg socket', async () => {
+    const server = await startServe(['--data-dir', join(dir, 'socket'), '--source', 'socket://127.0.0.1:0']);
+    try {
+      const status = async () => (await fetch(`${server.url}/api/v2/ingest/status`)).json() as
+        Promise<{ listening?: { port: number }; lastBlock?: { height: string }; blocksAlreadyStored: number }>;
+      let port: number | undefined;
+      for (let i = 0; i < 250 && port === undefined; i++, await sleep(20)) port = (await status()).listening?.port;
+      assert.ok(port, 'the socket listens');
+      const core = await SpClient.connect(port);
+      for (const bytes of events) await core.send(bytes);
+      let s = await status();
+      for (let i = 0; i < 500 && s.lastBlock?.height !== '1087'; i++, await sleep(20)) s = await status();
+      assert.equal(s.lastBlock?.height, '1087');
+      assert.equal(s.blocksAlreadyStored, 1);
+      assert.match(server.output(), new RegExp(`${REAL.firstHashes[1]}.*${REAL.firstHashes[0]}`), 'the warning is logged');
+      answers.set('socket', await checkAnswers(server, 'socket'));
+      await core.end();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  const [first, ...rest] = [...answers.entries()];
+  assert.equal(answers.size, 5, 'every source was tried');
+  for (const [source, got] of rest) assert.deepEqual(got, first![1], `${source} answers the same bytes as ${first![0]}`);
+});

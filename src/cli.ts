@@ -39,10 +39,13 @@ const HELP = {
 `,
   ingest: `ledger-query ingest FILE|SPEC... [--data-dir DIR] [--allow-gaps]
   Stores the blocks of framed event files (uint32 size | uint64 seq | BusEvent),
+  plain or gzip-compressed, regular files, pipes or FIFOs (e.g. <(gunzip -c f.gz)),
   or of any --source SPEC of serve (e.g. ndjson://events.ndjson, - for NDJSON on
-  stdin), one transaction per block. Blocks already stored are skipped, so re-running
-  is harmless; a corrupt or truncated record stops with its file, byte offset
-  and block, and nothing of the incomplete block is stored.
+  stdin). Blocks already stored are skipped, so re-running is harmless; a height
+  seen again with another hash is skipped with a warning. A corrupt record stops
+  with its file, byte offset and block; a file that ends inside a block stores
+  every whole block and names the incomplete one. Nothing of an incomplete
+  block is stored.
   --allow-gaps    accept a jump in block height instead of stopping
   --data-dir DIR  store folder (env LEDGER_DATA_DIR, default ${DEFAULT_DATA_DIR})
 `,

@@ -16,6 +16,10 @@ export interface IngestStatus {
   events: number;
   blocksCommitted: number;
   blocksAlreadyStored: number;
+  /** Of those, blocks whose hash differed from the stored block of their height. */
+  blocksWithOtherHash: number;
+  /** The source ended inside this block, which is not stored. */
+  incompleteBlock?: { height?: bigint; offset: number };
   eventsPerSecond: number;
   skipped: { outsideBlock: number; byType: Record<string, number> };
 }
@@ -47,7 +51,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
   if (worker.stdin) process.stdin.pipe(worker.stdin);
 
   const status: IngestStatus = {
-    source: input.spec, state: 'starting', events: 0, blocksCommitted: 0, blocksAlreadyStored: 0,
+    source: input.spec, state: 'starting', events: 0, blocksCommitted: 0, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
     eventsPerSecond: 0, skipped: { outsideBlock: 0, byType: {} },
   };
   const samples: { at: number; events: number }[] = [];
@@ -56,6 +60,8 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
     status.events = s.events;
     status.blocksCommitted = s.blocksCommitted;
     status.blocksAlreadyStored = s.blocksAlreadyStored;
+    status.blocksWithOtherHash = s.blocksWithOtherHash;
+    if (s.incompleteBlock) status.incompleteBlock = s.incompleteBlock;
     status.skipped = { outsideBlock: s.eventsOutsideBlock, byType: s.skippedByType };
     const now = Date.now();
     samples.push({ at: now, events: s.events });

@@ -170,7 +170,7 @@ test('the real recording, through every source, answers as the original does', a
     const server = await startServe(['--data-dir', join(dir, 'socket'), '--source', 'socket://127.0.0.1:0']);
     try {
       const status = async () => (await fetch(`${server.url}/api/v2/ingest/status`)).json() as
-        Promise<{ listening?: { port: number }; lastBlock?: { height: string }; blocksAlreadyStored: number }>;
+        Promise<{ listening?: { port: number }; lastBlock?: { height: string }; blocksAlreadyStored: number; blocksWithOtherHash: number }>;
       let port: number | undefined;
       for (let i = 0; i < 250 && port === undefined; i++, await sleep(20)) port = (await status()).listening?.port;
       assert.ok(port, 'the socket listens');
@@ -180,6 +180,7 @@ test('the real recording, through every source, answers as the original does', a
       for (let i = 0; i < 500 && s.lastBlock?.height !== '1087'; i++, await sleep(20)) s = await status();
       assert.equal(s.lastBlock?.height, '1087');
       assert.equal(s.blocksAlreadyStored, 1);
+      assert.equal(s.blocksWithOtherHash, 1, 'the status says height 1 came with another hash');
       assert.match(server.output(), new RegExp(`${REAL.firstHashes[1]}.*${REAL.firstHashes[0]}`), 'the warning is logged');
       answers.set('socket', await checkAnswers(server, 'socket'));
       await core.end();

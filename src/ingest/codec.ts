@@ -119,6 +119,7 @@ export function busEventTypeOf(kind: EventBody['kind']): number {
 /** Encodes an event the way the network's core does (used by the simulator and tests). */
 export function encodeBusEvent(e: BusEvent): Uint8Array {
   const msg: Record<string, unknown> = { id: e.id, block: e.block, type: e.type, chainId: e.chainId };
+  if (e.txHash !== undefined) msg.txHash = e.txHash;
   switch (e.kind) {
     case 'beginBlock':
       msg.beginBlock = { height: s64(e.height), timestamp: s64(e.timestamp), hash: e.hash };

@@ -151,7 +151,10 @@ export function busEventFromJson(value: unknown): BusEvent {
     throw new DecodeError('a BusEvent must be a JSON object');
   }
   const f = new Fields(value as Json, 'event');
-  const header = { id: f.str('id'), block: f.str('block'), chainId: f.str('chainId') };
+  const header = {
+    id: f.str('id'), block: f.str('block'), chainId: f.str('chainId'),
+    ...(f.has('txHash') ? { txHash: f.str('txHash') } : {}),
+  };
   for (const [field, read] of bodies) {
     const sub = f.object(field);
     if (sub) {
@@ -204,5 +207,9 @@ function bodyJson(e: BusEvent): [string, Json] | undefined {
 /** The protobuf JSON form of an event (for NDJSON output and tests). */
 export function busEventToJson(e: BusEvent): Json {
   const body = bodyJson(e);
-  return { id: e.id, block: e.block, type: e.type, chainId: e.chainId, ...(body ? { [body[0]]: body[1] } : {}) };
+  return {
+    id: e.id, block: e.block, type: e.type, chainId: e.chainId,
+    ...(e.txHash === undefined ? {} : { txHash: e.txHash }),
+    ...(body ? { [body[0]]: body[1] } : {}),
+  };
 }

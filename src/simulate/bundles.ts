@@ -5,6 +5,7 @@
  * after the bundle itself.
  */
 import type { EventBody } from '../ingest/events.js';
+import { BlockTimes } from './clock.js';
 import type { Random } from './random.js';
 
 const KIND_SIGNER_ADDED = 3;
@@ -37,18 +38,21 @@ export class ValidatorNetwork {
   private readonly validators: Validator[] = [];
   private readonly planned = new Map<number, EventBody[]>();
   private readonly epochBlocks: number;
+  private readonly times: BlockTimes;
   signersAdded = 0;
   signersRemoved = 0;
 
   constructor(private readonly rng: Random, private readonly opts: ValidatorOptions) {
     this.epochBlocks = opts.epochBlocks ?? 10;
+    this.times = new BlockTimes(opts.startTime, opts.blockIntervalNs);
     const count = opts.validators ?? 7;
     for (let i = 0; i < count; i++) {
       this.validators.push({
         id: rng.hex(64),
-        signer: ethereumAddress(rng, false),
-        // Some operators paste their address in its checksummed (mixed-case) form.
-        submitter: ethereumAddress(rng, rng.chance(0.4)),
+        // Some operators paste their addresses in their checksummed (mixed-case)
+        // form, one even with "0X": by index, so every seed's genesis has each.
+        signer: ethereumAddress(rng, i === 1 ? 'mixed0X' : i % 2 === 0 ? 'mixed' : 'lower'),
+        submitter: ethereumAddress(rng, rng.chance(0.4) ? 'mixed' : 'lower'),
         state: 'changing',
         removedAt: 0,
       });
@@ -93,7 +97,7 @@ export class ValidatorNetwork {
   }
 
   private blockTime(index: number): bigint {
-    return this.opts.startTime + BigInt(index) * this.opts.blockIntervalNs;
+    return this.times.at(index);
   }
 
   private planGenesis(): void {
@@ -111,7 +115,7 @@ export class ValidatorNetwork {
     const at = index + rng.between(2, 4);
     if (returning.length > 0 && rng.chance(0.7)) {
       const v = rng.pick(returning);
-      if (rng.chance(0.5)) v.signer = ethereumAddress(rng, false);
+      if (rng.chance(0.5)) v.signer = ethereumAddress(rng, rng.chance(0.4) ? 'mixed' : 'lower');
       this.planAdd(v, at, active);
     } else if (active.length > MIN_ACTIVE_VALIDATORS && rng.chance(0.6)) {
       this.planRemove(rng.pick(active), at, active);
@@ -204,14 +208,15 @@ function shuffle<T>(items: T[], rng: Random): void {
 }
 
 /**
- * `0x` and 40 hex digits. The mixed-case form only imitates EIP-55 (a real
- * checksum needs keccak-256); what matters here is that clients must match
- * addresses case-insensitively.
+ * `0x` and 40 hex digits, in lower case, mixed case, or mixed case after an
+ * upper-case `0X`. The mixed-case form only imitates EIP-55 (a real checksum
+ * needs keccak-256): what matters here is that addresses are matched and
+ * printed whatever their case (the original keeps their bytes).
  */
-function ethereumAddress(rng: Random, mixedCase: boolean): string {
+function ethereumAddress(rng: Random, style: 'lower' | 'mixed' | 'mixed0X'): string {
   const hex = rng.hex(40);
-  if (!mixedCase) return `0x${hex}`;
-  let out = '0x';
+  if (style === 'lower') return `0x${hex}`;
+  let out = style === 'mixed0X' ? '0X' : '0x';
   for (const c of hex) out += c >= 'a' && rng.chance(0.5) ? c.toUpperCase() : c;
   return out;
 }

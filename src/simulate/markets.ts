@@ -13,7 +13,7 @@ const HUGE_PRICE_SCALE = 10n ** 15n;
 
 export interface LiquidityProvider {
   partyId: string;
-  /** The 64-hex id of the provider's liquidity provision on this market. */
+  /** The 64-hex id of the provider's liquidity provision on this market, in either case. */
   provisionId: string;
 }
 
@@ -78,7 +78,9 @@ export function createUniverse(rng: Random, size: UniverseSize): Universe {
     for (let i = 0; i < providerCount; i++) {
       // Liquidity providers are mostly among the larger parties.
       const party = parties[rng.int(Math.min(100, parties.length))] as Party;
-      liquidityProviders.push({ partyId: party.id, provisionId: rng.hex(64) });
+      const provisionId = rng.hex(64);
+      // Some cores name provisions in upper case; the original prints ids in lower case.
+      liquidityProviders.push({ partyId: party.id, provisionId: rng.chance(0.3) ? provisionId.toUpperCase() : provisionId });
     }
     markets.push({
       index,

@@ -6,10 +6,14 @@
  * Memory stays proportional to the live orders: every resting order has a
  * planned end, and future steps wait in per-block buckets, not in a scan of
  * every order ever made.
+ *
+ * Each event is marked with the transaction it belongs to (numbered within
+ * the block, 0 for what the network does at the block boundary), so the
+ * stream can give it a transaction hash as a core does.
  */
 import { STATUS, TIF, TYPE } from '../domain/enums.js';
 import { NETWORK_PARTY, type Order } from '../domain/order.js';
-import { BlockClock } from './clock.js';
+import { BlockClock, BlockTimes } from './clock.js';
 import {
   amendedSize,
   createUniverse,
@@ -22,48 +26,10 @@ import {
   type Party,
   type Universe,
 } from './markets.js';
-import { Random, WeightedChoice } from './random.js';
-
-const SIDE_BUY = 1;
-const SIDE_SELL = 2;
-const PEG_MID = 1;
-const PEG_BEST_BID = 2;
-const PEG_BEST_ASK = 3;
-
-/** OrderError numbers the simulator uses (facts sheet, section 2). */
-const ERR = {
-  INVALID_EXPIRATION_DATETIME: 7,
-  MARGIN_CHECK_FAILED: 14,
-  MISSING_GENERAL_ACCOUNT: 15,
-  INSUFFICIENT_FUNDS_TO_PAY_FEES: 21,
-  CANNOT_SEND_GFN_ORDER_DURING_AN_AUCTION: 24,
-  CANNOT_SEND_GFA_ORDER_DURING_CONTINUOUS_TRADING: 25,
-  EXPIRYAT_BEFORE_CREATEDAT: 27,
-  CANNOT_SEND_IOC_ORDER_DURING_AUCTION: 32,
-  CANNOT_SEND_FOK_ORDER_DURING_AUCTION: 33,
-  NON_PERSISTENT_ORDER_OUT_OF_PRICE_BOUNDS: 47,
-  TOO_MANY_PEGGED_ORDERS: 48,
-  INSUFFICIENT_ASSET_BALANCE: 43,
-  POST_ONLY_ORDER_WOULD_TRADE: 49,
-  REDUCE_ONLY_ORDER_WOULD_NOT_REDUCE_POSITION: 50,
-} as const;
-
-/** What kind of order a participant sends. */
-type Intent =
-  | 'gtc' | 'gtt' | 'gfn' | 'gfa' | 'ioc' | 'fok' | 'market'
-  | 'pegged' | 'liquidity' | 'iceberg' | 'network' | 'invalid';
-
-const INTENTS = new WeightedChoice<Intent>([
-  ['gtc', 40], ['gtt', 12], ['gfn', 4], ['gfa', 1.5], ['ioc', 7], ['fok', 4], ['market', 6],
-  ['pegged', 5], ['liquidity', 5], ['iceberg', 4], ['network', 1], ['invalid', 4],
-]);
-
-const INVALID_REASONS = new WeightedChoice<number>([
-  [ERR.MARGIN_CHECK_FAILED, 5], [ERR.INSUFFICIENT_ASSET_BALANCE, 3],
-  [ERR.INSUFFICIENT_FUNDS_TO_PAY_FEES, 2], [ERR.MISSING_GENERAL_ACCOUNT, 1],
-  [ERR.POST_ONLY_ORDER_WOULD_TRADE, 2], [ERR.EXPIRYAT_BEFORE_CREATEDAT, 1],
-  [ERR.INVALID_EXPIRATION_DATETIME, 1], [ERR.TOO_MANY_PEGGED_ORDERS, 1],
-]);
+import {
+  ERR, INTENTS, INVALID_REASONS, PEG_BEST_ASK, PEG_BEST_BID, PEG_MID, PEG_UNSPECIFIED, SIDE_BUY, SIDE_SELL, isPegged, type Intent,
+} from './order-kinds.js';
+import type { Random } from './random.js';
 
 /** Per block, the chance that a market in continuous trading goes into an auction. */
 const AUCTION_CHANCE = 0.01;
@@ -73,6 +39,14 @@ const OPENING_AUCTION_MARKETS = 3;
 const SAME_BLOCK_FOLLOW_UP = 0.04;
 /** Longest wait between two steps of a resting order, in blocks. */
 const MAX_STEP_GAP = 60;
+/** New transactions that place several orders at once (one party, one createdAt). */
+const BATCH_CHANCE = 0.03;
+/** A transaction stamped in the same microsecond as the order created just before it, some nanoseconds later. */
+const SAME_MICRO_CHANCE = 0.1;
+/** Orders without an error that carry reason ORDER_ERROR_UNSPECIFIED explicitly. */
+const EXPLICIT_NO_ERROR_CHANCE = 0.08;
+/** Orders that are not pegged but carry a PeggedOrder with reference PEGGED_REFERENCE_UNSPECIFIED. */
+const EMPTY_PEG_CHANCE = 0.06;
 
 interface MarketBook extends Market {
   /** Block index at which the current auction ends; -1 in continuous trading. */
@@ -113,8 +87,16 @@ export class OrderNetwork {
   private readonly universe: Universe;
   private readonly books: MarketBook[];
   private readonly clock: BlockClock;
+  private readonly times: BlockTimes;
   private readonly buckets = new Map<number, LiveOrder[]>();
   private out: Order[] = [];
+  private txOut: number[] = [];
+  /** The transaction events are emitted in: 0 at the block boundary, then 1, 2, ... */
+  private tx = 0;
+  /** Clock tick at which the latest order was created, to stamp the next one in the same microsecond. */
+  private createdTick = -1;
+  /** While a transaction places several orders, their common creation time and party. */
+  private batch: { createdAt: bigint; party: Party } | undefined;
   private index = 0;
   private liveCount = 0;
   ordersCreated = 0;
@@ -130,6 +112,7 @@ export class OrderNetwork {
       goodForAuction: new Set<LiveOrder>(),
     }));
     this.clock = new BlockClock(rng, opts.blockIntervalNs, opts.ordersPerBlock * 2.5);
+    this.times = new BlockTimes(opts.startTime, opts.blockIntervalNs);
   }
 
   /** Orders still open (resting, parked or waiting for an auction). */
@@ -139,14 +122,21 @@ export class OrderNetwork {
 
   /** The time of block `index` (0-based). */
   blockTime(index: number): bigint {
-    return this.opts.startTime + BigInt(index) * this.opts.blockIntervalNs;
+    return this.times.at(index);
   }
 
-  /** Runs block `index` (0-based; blocks run in order), appending its Order events in event order to `out`. */
-  runBlock(index: number, out: Order[]): void {
+  /**
+   * Runs block `index` (0-based; blocks run in order), appending its Order
+   * events in event order to `out`, and the transaction of each, at the same
+   * index, to `txOf` (0: none, the block's own doing; else its number in the
+   * block, the events of one transaction coming together).
+   */
+  runBlock(index: number, out: Order[], txOf: number[] = []): void {
     this.out = out;
+    this.txOut = txOf;
+    this.tx = 0;
     this.index = index;
-    this.clock.startBlock(this.blockTime(index));
+    this.clock.startBlock(this.blockTime(index), this.blockTime(index + 1));
     for (const book of this.books) walkMid(book, this.rng);
 
     const due = this.takeDue(index);
@@ -166,10 +156,13 @@ export class OrderNetwork {
       const left = pending.length - taken;
       if (this.rng.int(left + fresh - made) < left) {
         const s = pending[taken++] as LiveOrder;
-        if (!s.closed && s.nextAt === index) this.step(s);
+        if (!s.closed && s.nextAt === index) {
+          this.tx++;
+          this.step(s);
+        }
       } else {
-        this.createOrder();
-        made++;
+        this.tx++;
+        made += this.createTransaction();
       }
     }
   }
@@ -184,6 +177,7 @@ export class OrderNetwork {
 
   private emit(o: Order): void {
     this.out.push({ ...o });
+    this.txOut.push(this.tx);
     this.orderEvents++;
   }
 
@@ -193,14 +187,42 @@ export class OrderNetwork {
 
   // ---- creation -------------------------------------------------------
 
+  /**
+   * One transaction that places new orders: mostly one, sometimes a batch of
+   * a few from one party, all created at the very same time. Returns how many.
+   */
+  private createTransaction(): number {
+    const rng = this.rng;
+    if (!rng.chance(BATCH_CHANCE)) {
+      this.createOrder();
+      return 1;
+    }
+    const count = rng.between(2, 4);
+    const party = this.universe.parties[this.universe.partyPicker.sample(rng)] as Party;
+    this.batch = { createdAt: this.creationTime(), party };
+    for (let i = 0; i < count; i++) this.createOrder();
+    this.batch = undefined;
+    return count;
+  }
+
+  /** Some transactions are stamped in the microsecond of the order created just before them. */
+  private creationTime(): bigint {
+    const sameMicro = this.createdTick === this.clock.ticks && this.rng.chance(SAME_MICRO_CHANCE);
+    const t = sameMicro ? this.clock.tickSameMicro() : this.clock.tick();
+    this.createdTick = this.clock.ticks;
+    return t;
+  }
+
   private createOrder(): void {
     const rng = this.rng;
     const book = this.books[this.universe.marketPicker.sample(rng)] as MarketBook;
     let intent = INTENTS.sample(rng);
     const auction = this.inAuction(book);
     if (auction && rng.chance(0.15)) intent = 'gfa';
-    // The network only closes out positions while the market trades continuously.
-    if (auction && intent === 'network') intent = 'gtc';
+    // The network only closes out positions while the market trades continuously,
+    // and a batch is one ordinary party's.
+    if ((auction || this.batch !== undefined) && intent === 'network') intent = 'gtc';
+    if (this.batch !== undefined && intent === 'liquidity') intent = 'gtc';
 
     const o = this.baseOrder(book, intent);
     this.ordersCreated++;
@@ -239,12 +261,12 @@ export class OrderNetwork {
       partyId = lp.partyId;
       liquidityProvisionId = lp.provisionId;
     } else {
-      const party = this.universe.parties[this.universe.partyPicker.sample(rng)] as Party;
+      const party = this.batch?.party ?? (this.universe.parties[this.universe.partyPicker.sample(rng)] as Party);
       partyId = party.id;
       reference = nextReference(party);
     }
     const size = randomSize(book, rng);
-    return {
+    const o: Order = {
       id: rng.hex(64),
       marketId: book.id,
       partyId,
@@ -254,7 +276,7 @@ export class OrderNetwork {
       remaining: size,
       timeInForce: TIF.GTC,
       type: TYPE.LIMIT,
-      createdAt: this.clock.tick(),
+      createdAt: this.batch?.createdAt ?? this.creationTime(),
       status: STATUS.ACTIVE,
       expiresAt: 0n,
       reference,
@@ -265,6 +287,13 @@ export class OrderNetwork {
       postOnly: false,
       reduceOnly: false,
     };
+    // Fields a core may set to their zero value rather than leave out: the
+    // original answers both alike (no reason; peggedOrder null).
+    if (rng.chance(EXPLICIT_NO_ERROR_CHANCE)) o.reason = ERR.UNSPECIFIED;
+    if (rng.chance(EMPTY_PEG_CHANCE)) {
+      o.peggedOrder = { reference: PEG_UNSPECIFIED, offset: rng.chance(0.7) ? '0' : offsetString(book, 1 + rng.int(5)) };
+    }
+    return o;
   }
 
   /** A passive price a little inside or behind the mid, on the order's side. */
@@ -381,7 +410,7 @@ export class OrderNetwork {
     }
     if ((intent === 'gtc' || intent === 'gtt') && rng.chance(0.1)) o.postOnly = true;
 
-    if (o.peggedOrder !== undefined && auction) {
+    if (isPegged(o) && auction) {
       o.status = STATUS.PARKED;
       s.parkedByAuction = true;
     } else if (!auction && !o.postOnly && o.icebergOrder === undefined && o.size > 1n && rng.chance(0.1)) {
@@ -390,14 +419,16 @@ export class OrderNetwork {
     }
     this.emit(o);
     this.liveCount++;
-    if (o.peggedOrder !== undefined) book.pegged.add(s);
+    if (isPegged(o)) book.pegged.add(s);
 
     if (intent === 'gfa') {
       // Good-for-auction orders are settled by the auction's end, not by a plan.
       book.goodForAuction.add(s);
       return;
     }
-    if (rng.chance(SAME_BLOCK_FOLLOW_UP)) {
+    // A follow-up is a transaction of its own: none in the middle of a batch.
+    if (this.batch === undefined && rng.chance(SAME_BLOCK_FOLLOW_UP)) {
+      this.tx++;
       this.followUp(s);
       if (s.closed) return;
     }
@@ -408,7 +439,8 @@ export class OrderNetwork {
     s.o.timeInForce = TIF.GTT;
     s.expireAt = this.index + this.rng.between(2, 40);
     // Any moment after the previous block's time: the order expires in block expireAt.
-    s.o.expiresAt = this.blockTime(s.expireAt) - BigInt(this.rng.int(Number(this.opts.blockIntervalNs)));
+    const at = this.blockTime(s.expireAt);
+    s.o.expiresAt = at - BigInt(this.rng.int(Number(at - this.blockTime(s.expireAt - 1))));
   }
 
   private makePegged(o: Order, book: MarketBook): void {
@@ -497,7 +529,7 @@ export class OrderNetwork {
       return;
     }
     const roll = rng.float();
-    if (o.peggedOrder !== undefined && roll < 0.15 && !this.inAuction(s.book)) this.park(s);
+    if (isPegged(o) && roll < 0.15 && !this.inAuction(s.book)) this.park(s);
     else if (roll < 0.55 || this.inAuction(s.book) || !this.partialFill(s)) this.amend(s);
   }
 
@@ -505,7 +537,7 @@ export class OrderNetwork {
   private amend(s: LiveOrder): void {
     const o = s.o;
     const rng = this.rng;
-    if (o.peggedOrder !== undefined) {
+    if (o.peggedOrder !== undefined && isPegged(o)) {
       const { reference, offset } = o.peggedOrder;
       const min = reference === PEG_MID ? 1 : 0;
       let ticks = min + rng.int(Math.max(2, Math.floor(s.book.mid * 0.01)));

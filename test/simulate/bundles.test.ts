@@ -5,7 +5,8 @@ import { simulateEvents } from '../../src/simulate/simulate.js';
 import type { BusEvent } from '../../src/ingest/events.js';
 import { chain, FIXTURE, HEX64 } from './fixture.js';
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** An Ethereum address as events carry it: any case, the prefix too. */
+const ADDRESS = /^0[xX][0-9a-fA-F]{40}$/;
 const KIND_ADDED = 3;
 const KIND_REMOVED = 4;
 
@@ -43,7 +44,7 @@ test('signer-added bundles are well formed and carry their block time and epoch'
   for (const { height, blockTime, value: b } of added) {
     assert.match(b.signatureId, HEX64);
     assert.match(b.validatorId, HEX64);
-    assert.match(b.newSigner, /^0x[0-9a-f]{40}$/);
+    assert.match(b.newSigner, ADDRESS);
     assert.match(b.submitter, ADDRESS);
     assert.match(b.nonce, /^[1-9]\d*$/);
     assert.equal(b.timestamp, blockTime);
@@ -53,8 +54,26 @@ test('signer-added bundles are well formed and carry their block time and epoch'
   }
   assert.ok(new Set(added.map((b) => b.value.epochSeq)).size >= 5, 'bundles across many epochs');
   assert.equal(new Set(added.map((b) => b.value.signatureId)).size, added.length, 'signature ids are unique');
-  assert.ok(added.some((b) => /[A-F]/.test(b.value.submitter)), 'some submitters in mixed case');
   assert.ok(new Set(added.map((b) => b.value.submitter.toLowerCase())).size < added.length, 'submitters repeat');
+});
+
+test('bundle addresses come in mixed case, some with an upper-case 0X, some all lower case', async () => {
+  const { added } = multisig((await chain()).events);
+  const addresses = added.flatMap((b) => [b.value.newSigner, b.value.submitter]);
+  for (const [what, list] of Object.entries({
+    newSigner: added.map((b) => b.value.newSigner), submitter: added.map((b) => b.value.submitter),
+  })) {
+    assert.ok(list.some((a) => /[A-F]/.test(a.slice(2))), `${what}: some in mixed case`);
+    assert.ok(list.some((a) => /^0x[0-9a-f]{40}$/.test(a)), `${what}: some in lower case`);
+  }
+  assert.ok(addresses.some((a) => a.startsWith('0X')), 'some with 0X');
+});
+
+test('bundle timestamps are their block\'s time, with nanosecond digits', async () => {
+  const { added } = multisig((await chain()).events);
+  assert.ok(added.every((b) => b.value.timestamp === b.blockTime));
+  const offMicro = added.filter((b) => b.value.timestamp % 1000n !== 0n).length;
+  assert.ok(offMicro >= added.length - 1, `${offMicro} of ${added.length} off the microsecond`);
 });
 
 test('seven validators join; some leave and come back, so a validator has several bundles', async () => {

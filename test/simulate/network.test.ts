@@ -40,3 +40,27 @@ test('the same seed runs the same network', () => {
   assert.deepStrictEqual(run(4), run(4));
   assert.notDeepStrictEqual(run(4), run(5));
 });
+
+test('each event is marked with its transaction: block-level ones 0, the rest numbered, each transaction\'s events together', () => {
+  const net = new OrderNetwork(new Random(6), { ordersPerBlock: 30, startTime: START, blockIntervalNs: INTERVAL });
+  let expiries = 0;
+  let shared = 0;
+  for (let i = 0; i < 300; i++) {
+    const out: Order[] = [];
+    const txOf: number[] = [];
+    net.runBlock(i, out, txOf);
+    assert.equal(txOf.length, out.length, 'one mark per event');
+    let last = 0;
+    txOf.forEach((tx, k) => {
+      assert.ok(tx >= last, `block ${i}: transaction ${tx} after ${last}`);
+      if (k > 0 && tx === txOf[k - 1] && tx > 0) shared++;
+      last = tx;
+      const o = out[k]!;
+      if (o.status === STATUS.EXPIRED) {
+        expiries++;
+        assert.equal(tx, 0, 'expiry is the block\'s doing');
+      }
+    });
+  }
+  assert.ok(expiries > 20 && shared > 100, `${expiries} expiries, ${shared} events sharing a transaction`);
+});

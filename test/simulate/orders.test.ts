@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
 import { NETWORK_PARTY, type Order } from '../../src/domain/order.js';
 import { simulateEvents } from '../../src/simulate/simulate.js';
-import { chain, HEX64, indexOrders, type OrderEventAt } from './fixture.js';
+import { chain, HEX64, indexOrders, micros, type OrderEventAt } from './fixture.js';
 
 const TERMINAL: readonly number[] = [
   STATUS.EXPIRED, STATUS.CANCELLED, STATUS.STOPPED, STATUS.FILLED, STATUS.REJECTED, STATUS.PARTIALLY_FILLED,
@@ -51,8 +51,9 @@ test('pegged, iceberg, liquidity, post-only, reduce-only, referenced and auction
   assert.ok(count((o) => o.reference === '') > firsts.length / 3, 'many orders carry no reference');
 });
 
-test('ids are 64 lowercase hex; the network party places only network orders, and only it does', async () => {
+test('ids are 64 hex (liquidity provisions in either case); the network party places only network orders, and only it does', async () => {
   const { orders } = await chain();
+  const provisions = new Set<string>();
   for (const o of allStates(orders)) {
     assert.match(o.id, HEX64);
     assert.match(o.marketId, HEX64);
@@ -61,24 +62,111 @@ test('ids are 64 lowercase hex; the network party places only network orders, an
       assert.match(o.partyId, HEX64);
       assert.notEqual(o.type, TYPE.NETWORK);
     }
-    if (o.liquidityProvisionId !== '') assert.match(o.liquidityProvisionId, HEX64);
+    if (o.liquidityProvisionId !== '') {
+      assert.ok(/^[0-9a-f]{64}$/.test(o.liquidityProvisionId) || /^[0-9A-F]{64}$/.test(o.liquidityProvisionId), o.liquidityProvisionId);
+      provisions.add(o.liquidityProvisionId);
+    }
   }
+  const upper = [...provisions].filter((id) => /[A-F]/.test(id)).length;
+  assert.ok(upper >= 3 && upper < provisions.size, `${upper} of ${provisions.size} provision ids in upper case`);
   const markets = new Set(allStates(orders).map((o) => o.marketId));
   assert.equal(markets.size, 20);
 });
 
-test('reason is set on REJECTED and STOPPED orders only; every rejection has one', async () => {
+test('an error reason only on REJECTED and STOPPED orders, every rejection has one; some others carry reason 0 explicitly', async () => {
   const { orders } = await chain();
   let stoppedWithReason = 0;
   let stoppedWithout = 0;
+  const explicitNone = new Map<number, number>();
   for (const o of allStates(orders)) {
     if (o.status === STATUS.REJECTED) assert.ok(o.reason !== undefined && o.reason > 0, `rejected ${o.id} has a reason`);
     else if (o.status === STATUS.STOPPED) {
-      if (o.reason === undefined) stoppedWithout++;
+      if (o.reason === undefined || o.reason === 0) stoppedWithout++;
       else stoppedWithReason++;
-    } else assert.equal(o.reason, undefined, `status ${o.status} must carry no reason`);
+    } else {
+      assert.ok(o.reason === undefined || o.reason === 0, `status ${o.status} must carry no error`);
+      if (o.reason === 0) explicitNone.set(o.status, (explicitNone.get(o.status) ?? 0) + 1);
+    }
   }
   assert.ok(stoppedWithReason > 0 && stoppedWithout > 0);
+  // ORDER_ERROR_UNSPECIFIED set on purpose, which the original answers as no reason.
+  assert.ok((explicitNone.get(STATUS.ACTIVE) ?? 0) > 50 && (explicitNone.get(STATUS.FILLED) ?? 0) > 20, JSON.stringify([...explicitNone]));
+  const firsts = [...orders.values()].map((l) => l[0]!.order);
+  assert.ok(firsts.filter((o) => o.reason === undefined).length > firsts.length * 0.8, 'most leave it out');
+});
+
+test('some orders that are not pegged carry a PeggedOrder with reference 0, and never park', async () => {
+  const { orders } = await chain();
+  let zeroOffset = 0;
+  let otherOffset = 0;
+  for (const list of orders.values()) {
+    const first = list[0]!.order;
+    if (first.peggedOrder?.reference !== 0) continue;
+    if (first.peggedOrder.offset === '0') zeroOffset++;
+    else otherOffset++;
+    for (const { order: o } of list) {
+      assert.deepEqual(o.peggedOrder, first.peggedOrder, `${o.id} keeps its empty peg`);
+      assert.notEqual(o.status, STATUS.PARKED, `${o.id} is no pegged order`);
+    }
+  }
+  assert.ok(zeroOffset > 50 && otherOffset > 20, `reference 0 with offset 0: ${zeroOffset}, with another offset: ${otherOffset}`);
+});
+
+test('times have nanosecond digits: createdAt, updatedAt, expiresAt', async () => {
+  const { orders } = await chain();
+  const states = allStates(orders);
+  const share = (times: bigint[]) => times.filter((t) => t % 1000n !== 0n).length / times.length;
+  const created = states.map((o) => o.createdAt);
+  const updated = states.map((o) => o.updatedAt).filter((t) => t !== 0n);
+  const expires = states.map((o) => o.expiresAt).filter((t) => t !== 0n);
+  assert.ok(updated.length > 1000 && expires.length > 1000);
+  for (const [name, times] of Object.entries({ created, updated, expires })) {
+    assert.ok(share(times) > 0.99, `${name}: ${share(times)} off the microsecond`);
+  }
+});
+
+test('orders of one block created in the same microsecond at other nanoseconds: the id, not the nanoseconds, orders them', async () => {
+  const { orders } = await chain();
+  // New orders by block, in creation order.
+  const created = new Map<bigint, { id: string; createdAt: bigint; txHash: string }[]>();
+  for (const list of orders.values()) {
+    const { height, order, txHash } = list[0]!;
+    created.set(height, [...(created.get(height) ?? []), { id: order.id, createdAt: order.createdAt, txHash }]);
+  }
+  let tiedPairs = 0;
+  let idDisagrees = 0;
+  for (const list of created.values()) {
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length; j++) {
+        const [a, b] = [list[i]!, list[j]!];
+        if (a.createdAt === b.createdAt || micros(a.createdAt) !== micros(b.createdAt)) continue;
+        tiedPairs++;
+        assert.notEqual(a.txHash, b.txHash, 'two transactions');
+        const [earlier, later] = a.createdAt < b.createdAt ? [a, b] : [b, a];
+        // Newest first by nanoseconds puts `later` first; by microseconds and id ascending, the smaller id.
+        if (earlier.id < later.id) idDisagrees++;
+      }
+    }
+  }
+  assert.ok(tiedPairs > 100, `${tiedPairs} pairs`);
+  assert.ok(idDisagrees > 30 && idDisagrees < tiedPairs, `${idDisagrees} of ${tiedPairs} pairs listed otherwise than by nanoseconds`);
+});
+
+test('several orders of one transaction share exactly one createdAt and one party', async () => {
+  const { orders } = await chain();
+  const byTx = new Map<string, Order[]>();
+  for (const list of orders.values()) {
+    const { order, txHash, height } = list[0]!;
+    const key = `${height}/${txHash}`;
+    byTx.set(key, [...(byTx.get(key) ?? []), order]);
+  }
+  const batches = [...byTx.values()].filter((os) => os.length > 1);
+  assert.ok(batches.length > 50, `${batches.length} transactions creating several orders`);
+  for (const os of batches) {
+    assert.equal(new Set(os.map((o) => o.createdAt)).size, 1, 'one createdAt');
+    assert.equal(new Set(os.map((o) => o.partyId)).size, 1, 'one party');
+  }
+  assert.ok(batches.some((os) => os.length >= 3));
 });
 
 test('each order keeps its identity, and its lifecycle is consistent', async () => {
@@ -88,7 +176,7 @@ test('each order keeps its identity, and its lifecycle is consistent', async () 
     assert.equal(first.version, 1n, `${id} starts at version 1`);
     assert.equal(first.updatedAt, 0n, `${id} is new in its first event`);
     for (let i = 0; i < list.length; i++) {
-      const { order: o, blockTime, height } = list[i]!;
+      const { order: o, blockTime, nextBlockTime, height } = list[i]!;
       for (const k of ['marketId', 'partyId', 'side', 'type', 'timeInForce', 'createdAt', 'expiresAt', 'liquidityProvisionId', 'reference'] as const) {
         assert.equal(o[k], first[k], `${id} keeps its ${k}`);
       }
@@ -105,10 +193,10 @@ test('each order keeps its identity, and its lifecycle is consistent', async () 
         assert.ok(o.remaining <= ice.peakSize && o.remaining + ice.reservedRemaining <= o.size, `${id} iceberg amounts`);
       }
       if (o.updatedAt !== 0n) {
-        assert.ok(o.updatedAt >= blockTime && o.updatedAt < blockTime + 1_000_000_000n, `${id} updated within its block`);
+        assert.ok(o.updatedAt >= blockTime && o.updatedAt < nextBlockTime, `${id} updated within its block`);
         assert.ok(o.updatedAt >= o.createdAt);
       }
-      if (i === 0) assert.ok(o.createdAt >= blockTime && o.createdAt < blockTime + 1_000_000_000n, `${id} created in its first block`);
+      if (i === 0) assert.ok(o.createdAt >= blockTime && o.createdAt < nextBlockTime, `${id} created in its first block`);
       if (o.type === TYPE.MARKET) assert.ok(o.timeInForce === TIF.IOC || o.timeInForce === TIF.FOK);
       if (height !== list[0]!.height) assert.ok(o.timeInForce !== TIF.IOC && o.timeInForce !== TIF.FOK, `${id}: IOC/FOK orders end in their first block`);
     }
@@ -129,7 +217,9 @@ test('immediate orders (IOC, FOK, market, network) end within their creation blo
 });
 
 test('lifecycles: amends, partial fills, parking and unparking, expiry, cancels', async () => {
-  const { orders } = await chain();
+  const { orders, blockTimes, events } = await chain();
+  const names = new Map(events.flatMap((e) => (e.kind === 'beginBlock' ? [[e.height, e.block] as const] : [])));
+  const blockHashOf = (height: bigint) => names.get(height);
   let amended = 0;
   let partiallyFilled = 0;
   let reactivated = 0;
@@ -162,7 +252,9 @@ test('lifecycles: amends, partial fills, parking and unparking, expiry, cancels'
       assert.equal(o.timeInForce, TIF.GTT);
       assert.ok(o.expiresAt > o.createdAt, 'expires after creation');
       assert.ok(end.blockTime >= o.expiresAt, 'expires once block time reaches expiresAt');
-      assert.ok(end.blockTime - o.expiresAt < 1_000_000_000n, 'in the first block at or after expiresAt');
+      assert.ok(o.expiresAt > blockTimes.get(end.height - 1n)!, 'in the first block at or after expiresAt');
+      assert.equal(o.updatedAt, end.blockTime, 'as the block starts');
+      assert.equal(end.txHash, blockHashOf(end.height), 'in no transaction: the block\'s own doing');
       assert.ok(end.height > list[0]!.height, 'in a later block');
     }
     if (end.order.status === STATUS.CANCELLED) cancelled++;

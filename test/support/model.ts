@@ -1,7 +1,12 @@
 /**
  * A plain in-memory QueryStore over domain Blocks: the reference the real
- * stores are compared with. Written for obviousness, not speed: every query
- * filters and sorts everything, and paging follows the definition literally.
+ * stores are compared with. It applies the original data node's rules as the
+ * facts sheet states them (sections 3 and 5), written here on their own: it
+ * takes types and enum names from src/domain, and none of the helpers the
+ * store or the API apply these rules with (times, ordering, addresses, JSON),
+ * so that a mistake there cannot hide by being copied here. Written for
+ * obviousness, not speed: every query filters and sorts everything, and
+ * paging follows the definition literally.
  */
 import type { Block } from '../../src/domain/block.js';
 import type { BundleFilter, BundleKey, SignerAdded } from '../../src/domain/bundle.js';
@@ -10,57 +15,88 @@ import {
   OrderStatus,
   OrderType,
   PeggedReference,
+  STATUS,
   Side,
+  TIF,
   TimeInForce,
-  enumName,
+  TYPE,
   type EnumTable,
 } from '../../src/domain/enums.js';
-import { isLive, type Order, type OrderFilter, type OrderKey } from '../../src/domain/order.js';
+import type { Order, OrderFilter, OrderKey } from '../../src/domain/order.js';
 import type { Page, PageRequest, PageRow } from '../../src/domain/page.js';
 import type { CommittedBlock, QueryStore } from '../../src/store/store.js';
 
+// ---- the original's rules -------------------------------------------------
+
+/**
+ * Unix ns as the original answers it: PostgreSQL keeps microseconds, and Go's
+ * time.Truncate rounds down, so 1678444076736102285 -> 1678444076736102000,
+ * -1500 -> -2000, 0 -> 0.
+ */
+export function microsFloor(ns: bigint): bigint {
+  const below = ((ns % 1000n) + 1000n) % 1000n;
+  return ns - below;
+}
+
 /** Protobuf JSON of an enum: its name, or the bare number when the table does not know it. */
 function enumJson(table: EnumTable, n: number): string | number {
-  return table.names[n] === undefined ? n : enumName(table, n);
+  return table.names[n] ?? n;
 }
 
-/** An Order with its ids lowercased, as the stores keep it. */
-function normalizeOrder(o: Order): Order {
-  return { ...o, id: o.id.toLowerCase(), marketId: o.marketId.toLowerCase(), partyId: o.partyId.toLowerCase() };
+/** Ids are printed as lower-case hex (the original stores their bytes); "network" is already lower case. */
+function printedId(id: string): string {
+  return id.toLowerCase();
 }
 
-/** The order node of ListOrdersResponse, in the original's field order. */
+/** "0x" and lower-case hex, whatever case the event used, its prefix included. */
+function printedAddress(address: string): string {
+  const hex = /^0x/i.test(address) ? address.slice(2) : address;
+  return '0x' + hex.toLowerCase();
+}
+
+const PEGGED_REFERENCE_UNSPECIFIED = 0;
+const ORDER_ERROR_UNSPECIFIED = 0;
+
+/** On the book: ACTIVE or PARKED, LIMIT, and not IOC or FOK (facts, section 5). */
+function isLiveOrder(o: Order): boolean {
+  return (o.status === STATUS.ACTIVE || o.status === STATUS.PARKED) && o.type === TYPE.LIMIT &&
+    o.timeInForce !== TIF.IOC && o.timeInForce !== TIF.FOK;
+}
+
+/** The order node of ListOrdersResponse, in the proto's field order. */
 export function orderJson(o: Order): string {
   const node: Record<string, unknown> = {
-    id: o.id,
-    marketId: o.marketId,
-    partyId: o.partyId,
+    id: printedId(o.id),
+    marketId: printedId(o.marketId),
+    partyId: printedId(o.partyId),
     side: enumJson(Side, o.side),
     price: o.price,
-    size: String(o.size),
-    remaining: String(o.remaining),
+    size: o.size.toString(),
+    remaining: o.remaining.toString(),
     timeInForce: enumJson(TimeInForce, o.timeInForce),
     type: enumJson(OrderType, o.type),
-    createdAt: String(o.createdAt),
+    createdAt: microsFloor(o.createdAt).toString(),
     status: enumJson(OrderStatus, o.status),
-    expiresAt: String(o.expiresAt),
+    expiresAt: microsFloor(o.expiresAt).toString(),
     reference: o.reference,
   };
-  if (o.reason !== undefined) node.reason = enumJson(OrderError, o.reason);
-  node.updatedAt = String(o.updatedAt);
-  node.version = String(o.version);
-  node.batchId = String(o.batchId);
-  if (o.peggedOrder !== undefined) {
-    node.peggedOrder = { reference: enumJson(PeggedReference, o.peggedOrder.reference), offset: o.peggedOrder.offset };
-  }
-  node.liquidityProvisionId = o.liquidityProvisionId;
+  // `optional` in the proto: left out when unset, and the original stores 0 as unset.
+  if (o.reason !== undefined && o.reason !== ORDER_ERROR_UNSPECIFIED) node.reason = enumJson(OrderError, o.reason);
+  node.updatedAt = microsFloor(o.updatedAt).toString();
+  node.version = o.version.toString();
+  node.batchId = o.batchId.toString();
+  // A plain message field: always there, null when there is no peg to speak of.
+  node.peggedOrder = o.peggedOrder === undefined || o.peggedOrder.reference === PEGGED_REFERENCE_UNSPECIFIED
+    ? null
+    : { reference: enumJson(PeggedReference, o.peggedOrder.reference), offset: o.peggedOrder.offset };
+  node.liquidityProvisionId = printedId(o.liquidityProvisionId);
   node.postOnly = o.postOnly;
   node.reduceOnly = o.reduceOnly;
   if (o.icebergOrder !== undefined) {
     node.icebergOrder = {
-      peakSize: String(o.icebergOrder.peakSize),
-      minimumVisibleSize: String(o.icebergOrder.minimumVisibleSize),
-      reservedRemaining: String(o.icebergOrder.reservedRemaining),
+      peakSize: o.icebergOrder.peakSize.toString(),
+      minimumVisibleSize: o.icebergOrder.minimumVisibleSize.toString(),
+      reservedRemaining: o.icebergOrder.reservedRemaining.toString(),
     };
   }
   return JSON.stringify(node);
@@ -75,14 +111,15 @@ export function packSignatures(sigs: readonly Uint8Array[]): string {
   return '0x' + sorted.map((b) => b.toString('hex')).join('');
 }
 
+/** The bundle node, in the proto's field order. */
 export function bundleJson(b: SignerAdded, signatures: string): string {
   return JSON.stringify({
-    newSigner: b.newSigner,
-    submitter: b.submitter,
+    newSigner: printedAddress(b.newSigner),
+    submitter: printedAddress(b.submitter),
     nonce: b.nonce,
-    timestamp: String(b.timestamp),
+    timestamp: microsFloor(b.timestamp).toString(),
     signatures,
-    epochSeq: String(b.epochSeq),
+    epochSeq: b.epochSeq.toString(),
   });
 }
 
@@ -94,17 +131,25 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * Orders in ascending listing order, i.e. oldest first: createdAt ascending,
+ * then id DEscending, the exact reverse of the original's newest first
+ * (createdAt DESC, id ASC). Keys hold the truncated createdAt and lower-case ids.
+ */
 export function compareOrderKeys(a: OrderKey, b: OrderKey): number {
-  return compareBig(a.createdAt, b.createdAt) || compareText(a.id, b.id);
+  return compareBig(a.createdAt, b.createdAt) || compareText(b.id, a.id);
 }
 
+/** Bundles in ascending listing order: timestamp, then signature id, both ascending (newest first is both DESC). */
 export function compareBundleKeys(a: BundleKey, b: BundleKey): number {
   return compareBig(a.timestamp, b.timestamp) || compareText(a.signatureId, b.signatureId);
 }
 
+// ---- paging ---------------------------------------------------------------
+
 /**
- * One page of `all` (every matching row, ascending by key), exactly as the
- * PageRequest contract defines it.
+ * One page of `all` (every matching row), exactly as the PageRequest contract
+ * defines it; `compareKeys` is the ascending listing order (oldest first).
  */
 export function pageOf<K>(
   all: readonly PageRow<K>[],
@@ -131,61 +176,70 @@ export function pageOf<K>(
   };
 }
 
+// ---- filters --------------------------------------------------------------
+
 function matchesOrder(o: Order, f: OrderFilter): boolean {
+  const createdAt = microsFloor(o.createdAt);
   if (f.statuses && !f.statuses.includes(o.status)) return false;
   if (f.types && !f.types.includes(o.type)) return false;
   if (f.timeInForces && !f.timeInForces.includes(o.timeInForce)) return false;
   if (f.excludeLiquidity && o.liquidityProvisionId !== '') return false;
-  if (f.partyIds && !f.partyIds.includes(o.partyId)) return false;
-  if (f.marketIds && !f.marketIds.includes(o.marketId)) return false;
+  if (f.partyIds && !f.partyIds.map(printedId).includes(printedId(o.partyId))) return false;
+  if (f.marketIds && !f.marketIds.map(printedId).includes(printedId(o.marketId))) return false;
   if (f.reference !== undefined && o.reference !== f.reference) return false;
-  if (f.dateRange?.start !== undefined && o.createdAt < f.dateRange.start) return false;
-  if (f.dateRange?.end !== undefined && o.createdAt >= f.dateRange.end) return false;
-  if (f.liveOnly && !isLive(o)) return false;
+  // The bounds are truncated like the times they are compared with: start inclusive, end exclusive.
+  if (f.dateRange?.start !== undefined && createdAt < microsFloor(f.dateRange.start)) return false;
+  if (f.dateRange?.end !== undefined && createdAt >= microsFloor(f.dateRange.end)) return false;
+  if (f.liveOnly && !isLiveOrder(o)) return false;
   return true;
 }
 
 function matchesBundle(b: SignerAdded, f: BundleFilter): boolean {
-  if (f.nodeId !== undefined && b.validatorId.toLowerCase() !== f.nodeId) return false;
-  if (f.submitter !== undefined && b.submitter.toLowerCase() !== f.submitter) return false;
+  if (f.nodeId !== undefined && printedId(b.validatorId) !== printedId(f.nodeId)) return false;
+  if (f.submitter !== undefined && printedAddress(b.submitter) !== printedAddress(f.submitter)) return false;
   if (f.epochSeq !== undefined && b.epochSeq !== f.epochSeq) return false;
   return true;
 }
 
+// ---- replay ---------------------------------------------------------------
+
 /** The model's view of everything the blocks said: current orders, bundles, signatures. */
 export interface ModelState {
+  /** Current state of each order, by lower-case id: the last event wins. */
   orders: Map<string, Order>;
+  /** By lower-case signature id. */
   bundles: Map<string, SignerAdded>;
   signatures: Map<string, Uint8Array[]>;
+  /** The last block replayed. */
   lastBlock: CommittedBlock | undefined;
 }
 
+/**
+ * Replays blocks in order. A block at or below the last replayed height is
+ * skipped (a restarted node skips what it has; a height that comes again
+ * with another hash keeps its first block); within a block, the last event
+ * for an order wins.
+ */
 export function replay(blocks: readonly Block[]): ModelState {
   const state: ModelState = { orders: new Map(), bundles: new Map(), signatures: new Map(), lastBlock: undefined };
   for (const block of blocks) {
-    for (const order of block.orders) {
-      const o = normalizeOrder(order);
-      state.orders.set(o.id, o);
-    }
-    for (const added of block.signersAdded) {
-      state.bundles.set(added.signatureId.toLowerCase(), added);
-    }
+    if (state.lastBlock !== undefined && block.height <= state.lastBlock.height) continue;
+    for (const order of block.orders) state.orders.set(printedId(order.id), order);
+    for (const added of block.signersAdded) state.bundles.set(printedId(added.signatureId), added);
     for (const sig of block.nodeSignatures) {
-      const id = sig.id.toLowerCase();
-      const list = state.signatures.get(id) ?? [];
-      list.push(sig.sig);
-      state.signatures.set(id, list);
+      const id = printedId(sig.id);
+      state.signatures.set(id, [...(state.signatures.get(id) ?? []), sig.sig]);
     }
     state.lastBlock = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
   }
   return state;
 }
 
-/** The current rows of the model, ascending by key; tests use them to compute expectations. */
+/** The current rows of the model, in ascending listing order (oldest first); tests use them for expectations. */
 export function orderRows(state: ModelState, filter: OrderFilter = {}): PageRow<OrderKey>[] {
   return [...state.orders.values()]
     .filter((o) => matchesOrder(o, filter))
-    .map((o) => ({ json: orderJson(o), key: { createdAt: o.createdAt, id: o.id } }))
+    .map((o) => ({ json: orderJson(o), key: { createdAt: microsFloor(o.createdAt), id: printedId(o.id) } }))
     .sort((a, b) => compareOrderKeys(a.key, b.key));
 }
 
@@ -194,19 +248,23 @@ export function bundleRows(state: ModelState, filter: BundleFilter = {}): PageRo
     .filter(([, b]) => matchesBundle(b, filter))
     .map(([signatureId, b]) => ({
       json: bundleJson(b, packSignatures(state.signatures.get(signatureId) ?? [])),
-      key: { timestamp: b.timestamp, signatureId },
+      key: { timestamp: microsFloor(b.timestamp), signatureId },
     }))
     .sort((a, b) => compareBundleKeys(a.key, b.key));
 }
 
+/** A QueryStore answering from the replayed blocks; its pages name the last block replayed. */
 export function createModelStore(blocks: readonly Block[]): QueryStore {
   const state = replay(blocks);
+  const last = state.lastBlock;
+  const stamped = <K>(page: Page<K>): Page<K> =>
+    last === undefined ? page : { ...page, lastBlock: { height: last.height, time: last.time } };
   return {
     async listOrders(filter, page) {
-      return pageOf(orderRows(state, filter), compareOrderKeys, page);
+      return stamped(pageOf(orderRows(state, filter), compareOrderKeys, page));
     },
     async listBundles(filter, page) {
-      return pageOf(bundleRows(state, filter), compareBundleKeys, page);
+      return stamped(pageOf(bundleRows(state, filter), compareBundleKeys, page));
     },
     async lastBlock() {
       return state.lastBlock;

@@ -1,16 +1,27 @@
-import { open } from 'node:fs/promises';
+import { createReadStream, open as openFdCallback } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { constants as zlib, createGunzip } from 'node:zlib';
 import { DecodeError, decodeBusEvent } from './codec.js';
 import { FramingError, RecordSplitter } from './framing.js';
-import { SourceError, type EventSource, type SourceBatch, type SourceEvent } from './source.js';
+import { SourceError, type EventSource, type OffsetUnit, type SourceBatch, type SourceEvent } from './source.js';
 
 export interface FileSourceOptions {
-  /** Keep reading as the file grows (the core's file output); never ends by itself. */
+  /**
+   * Keep reading as the file grows (the core's file output); never ends by
+   * itself. Only a regular uncompressed file can be followed: a gzip file is
+   * refused when opened, and a pipe or FIFO is read until its writer closes it,
+   * as without `follow`.
+   */
   follow?: boolean;
   /** How often a followed file is checked for growth. */
   pollMs?: number;
-  /** Stops a followed file. */
+  /** Stops a followed file, a pipe or a FIFO. */
   signal?: AbortSignal;
 }
 
@@ -23,69 +34,224 @@ const CHUNK_BYTES = 1 << 20;
  * 1.1 s with this and blocks turned into rows as they complete (GroupRows).
  */
 const BATCH_EVENTS = 128;
+/** What every gzip member starts with (RFC 1952). */
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+/** zlib's output chunks: fewer, larger ones mean fewer splitter joins. */
+const GUNZIP_CHUNK_BYTES = 1 << 16;
 
 /**
- * Events of a framed event file. Sequence numbers must rise by one from record
- * to record: the framing has no checksum, and this is what catches a corrupt
- * size field (the next "record" then starts mid-event).
+ * Events of a framed event file: a regular file, a pipe, a FIFO or a character
+ * device, plain or gzip-compressed (recognised by its first bytes, not its
+ * name; then offsets count bytes of the uncompressed stream, and `unit` says so
+ * once the source is opened). Sequence numbers must rise by one from record to
+ * record: the framing has no checksum, and this is what catches a corrupt size
+ * field (the next "record" then starts mid-event).
+ *
+ * A source that ends inside a record (its writer was cut off) ends normally:
+ * its last batch, which may hold no events, carries `cutOff`.
  */
 export function fileSource(path: string, opts: FileSourceOptions = {}): EventSource {
+  let unit: OffsetUnit = 'byte';
   return {
     name: pathToFileURL(path).href,
-    unit: 'byte',
-    events: () => readRecords(path, opts),
+    get unit() {
+      return unit;
+    },
+    events: () => readFile(path, opts, (u) => (unit = u)),
   };
 }
 
-async function* readRecords(path: string, opts: FileSourceOptions): AsyncGenerator<SourceBatch> {
+async function* readFile(path: string, opts: FileSourceOptions, setUnit: (u: OffsetUnit) => void): AsyncGenerator<SourceBatch> {
+  const info = await stat(path);
+  if (!info.isFile()) {
+    // Pipes, FIFOs and devices (`<(gunzip -c f)` is /dev/fd/63) can neither seek nor be read at a position.
+    yield* readStream(await openStream(path, info.isFIFO()), opts, setUnit);
+    return;
+  }
   const fh = await open(path, 'r');
   try {
-    const splitter = new RecordSplitter();
-    let position = 0;
-    let lastSeq: bigint | undefined;
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, position);
-      if (bytesRead === 0) {
-        if (!opts.follow || opts.signal?.aborted) break;
-        // A half-written record stays in the splitter until the writer finishes it.
-        await sleep(opts.pollMs ?? 100, undefined, { signal: opts.signal }).catch(() => undefined);
-        continue;
-      }
-      position += bytesRead;
-      // The splitter keeps references into the chunk, so hand it a copy.
-      splitter.push(Buffer.from(buf.subarray(0, bytesRead)));
-      let batch: SourceEvent[] = [];
-      let failure: SourceError | undefined;
-      try {
-        for (let rec = splitter.next(); rec; rec = splitter.next()) {
-          if (lastSeq !== undefined && rec.seq !== lastSeq + 1n) {
-            throw new SourceError(`sequence number ${rec.seq} follows ${lastSeq}: the record is corrupt`, rec.offset);
-          }
-          lastSeq = rec.seq;
-          batch.push({ event: decodeRecord(rec.event, rec.offset), offset: rec.offset });
-          if (batch.length === BATCH_EVENTS) {
-            yield { events: batch };
-            batch = [];
-          }
-        }
-      } catch (e) {
-        if (e instanceof FramingError) failure = new SourceError(e.message, e.offset);
-        else if (e instanceof SourceError) failure = e;
-        else throw e;
-      }
-      // Events before a corrupt record may complete a block: hand them over first.
-      if (batch.length > 0) yield { events: batch };
-      if (failure) throw failure;
+    const head = Buffer.alloc(GZIP_MAGIC.length);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    if (!isGzip(head.subarray(0, bytesRead))) {
+      setUnit('byte');
+      yield* decodeChunks(positionalChunks(fh, opts), opts.signal);
+      return;
     }
-    if (splitter.pending > 0) {
+    setUnit('uncompressed byte');
+    if (opts.follow) {
       throw new SourceError(
-        `truncated record: ${splitter.pending} bytes at the end do not form a whole record (the writer was cut off)`,
-        splitter.offset,
+        'the file is gzip-compressed, and a compressed file cannot be followed: read it without following ' +
+          '(it is read to its end), or follow the uncompressed file the core writes',
+        0,
       );
     }
+    yield* readStream(fh.createReadStream({ start: 0, highWaterMark: CHUNK_BYTES, autoClose: false }), opts, setUnit);
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * A regular uncompressed file, read at positions: a followed file is read again
+ * past its end as it grows, which a read stream (it ends at the end) cannot do.
+ * It is also the measured fast path (`npm run bench:ingest`).
+ */
+async function* positionalChunks(fh: FileHandle, opts: FileSourceOptions): AsyncGenerator<Buffer> {
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  let position = 0;
+  for (;;) {
+    const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, position);
+    if (bytesRead === 0) {
+      if (!opts.follow || opts.signal?.aborted) return;
+      // A half-written record stays in the splitter until the writer finishes it.
+      await sleep(opts.pollMs ?? 100, undefined, { signal: opts.signal }).catch(() => undefined);
+      continue;
+    }
+    position += bytesRead;
+    // The splitter keeps references into the chunk, so hand it a copy.
+    yield Buffer.from(buf.subarray(0, bytesRead));
+  }
+}
+
+const openFd = promisify(openFdCallback);
+
+/**
+ * A pipe, FIFO or device as a stream. Opening a FIFO waits until a writer opens
+ * it. A pipe is read through a socket handle, not fs: an fs read of a pipe
+ * blocks a libuv pool thread until data comes, and destroying the stream waits
+ * for that read, so stopping would wait for the writer. (A socket, e.g. a
+ * stdin that Node.js made with a socketpair, cannot be opened by path: ENXIO.)
+ */
+async function openStream(path: string, fifo: boolean): Promise<Readable> {
+  const fd = await openFd(path, 'r');
+  return fifo
+    ? new Socket({ fd, readable: true, writable: false })
+    : createReadStream(path, { fd, highWaterMark: CHUNK_BYTES });
+}
+
+/** Events of a stream, gunzipped if it starts as gzip does. */
+async function* readStream(raw: Readable, opts: FileSourceOptions, setUnit: (u: OffsetUnit) => void): AsyncGenerator<SourceBatch> {
+  const chunks = chunksOf(raw, opts.signal);
+  try {
+    const { gzip, all } = await sniffGzip(chunks);
+    setUnit(gzip ? 'uncompressed byte' : 'byte');
+    yield* decodeChunks(gzip ? gunzipped(all) : all, opts.signal);
+  } finally {
+    // First the stream: a read still waiting on it (zlib's input reads ahead) would hold up the return.
+    raw.destroy();
+    await chunks.return(undefined);
+  }
+}
+
+/** The chunks of `raw`; they end, quietly, when `signal` aborts. The stream is released either way. */
+async function* chunksOf(raw: Readable, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
+  const stop = () => raw.destroy();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    if (signal?.aborted) return;
+    for await (const chunk of raw) yield chunk as Buffer;
+  } catch (e) {
+    // Destroyed by the stop: a premature close, not a failure.
+    if (!signal?.aborted) throw e;
+  } finally {
+    signal?.removeEventListener('abort', stop);
+    raw.destroy();
+  }
+}
+
+function isGzip(head: Buffer): boolean {
+  return head.length >= GZIP_MAGIC.length && head.subarray(0, GZIP_MAGIC.length).equals(GZIP_MAGIC);
+}
+
+/**
+ * Reads enough of `chunks` to tell gzip from plain, and gives back every chunk,
+ * those read included. By hand because a stream cannot be looked into without
+ * taking its first chunk (a pipe may deliver a single byte first).
+ */
+async function sniffGzip(chunks: AsyncGenerator<Buffer>): Promise<{ gzip: boolean; all: AsyncIterable<Buffer> }> {
+  const taken: Buffer[] = [];
+  let length = 0;
+  while (length < GZIP_MAGIC.length) {
+    const next = await chunks.next();
+    if (next.done) break;
+    taken.push(next.value);
+    length += next.value.length;
+  }
+  const head = Buffer.concat(taken);
+  async function* all(): AsyncGenerator<Buffer> {
+    if (head.length > 0) yield head;
+    yield* chunks;
+  }
+  return { gzip: isGzip(head), all: all() };
+}
+
+/**
+ * The uncompressed bytes of a gzip stream (concatenated members are one
+ * stream, as zlib reads them). A stream that ends early is not an error:
+ * zlib finishes it with a sync flush, so every byte it holds comes out and the
+ * record splitter reports the cut. (With zlib's default finish, its "unexpected
+ * end of file" destroys the stream, and the output it still buffered is lost.)
+ * Corrupt data fails with a SourceError at the uncompressed offset reached;
+ * zlib drops the output of the step that failed (at most a chunk).
+ */
+async function* gunzipped(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const gunzip = createGunzip({ finishFlush: zlib.Z_SYNC_FLUSH, chunkSize: GUNZIP_CHUNK_BYTES });
+  // A failure of either side also ends the loop below, which throws it.
+  pipeline(Readable.from(compressed), gunzip).catch(() => undefined);
+  let reached = 0;
+  try {
+    for await (const chunk of gunzip) {
+      reached += (chunk as Buffer).length;
+      yield chunk as Buffer;
+    }
+  } catch (e) {
+    if (isZlibError(e)) throw new SourceError(`not valid gzip data (${e.message})`, reached);
+    throw e;
+  } finally {
+    gunzip.destroy();
+  }
+}
+
+function isZlibError(e: unknown): e is Error {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return e instanceof Error && typeof code === 'string' && code.startsWith('Z_');
+}
+
+/**
+ * Splits chunks into records and decodes them, handing over at most
+ * BATCH_EVENTS at a time. A tail that is not a whole record when the chunks end
+ * is a cut-off, unless the source was stopped (then its writer may finish it).
+ */
+async function* decodeChunks(chunks: AsyncIterable<Buffer>, signal: AbortSignal | undefined): AsyncGenerator<SourceBatch> {
+  const splitter = new RecordSplitter();
+  let lastSeq: bigint | undefined;
+  for await (const chunk of chunks) {
+    splitter.push(chunk);
+    let batch: SourceEvent[] = [];
+    let failure: SourceError | undefined;
+    try {
+      for (let rec = splitter.next(); rec; rec = splitter.next()) {
+        if (lastSeq !== undefined && rec.seq !== lastSeq + 1n) {
+          throw new SourceError(`sequence number ${rec.seq} follows ${lastSeq}: the record is corrupt`, rec.offset);
+        }
+        lastSeq = rec.seq;
+        batch.push({ event: decodeRecord(rec.event, rec.offset), offset: rec.offset });
+        if (batch.length === BATCH_EVENTS) {
+          yield { events: batch };
+          batch = [];
+        }
+      }
+    } catch (e) {
+      if (e instanceof FramingError) failure = new SourceError(e.message, e.offset);
+      else if (e instanceof SourceError) failure = e;
+      else throw e;
+    }
+    // Events before a corrupt record may complete a block: hand them over first.
+    if (batch.length > 0) yield { events: batch };
+    if (failure) throw failure;
+  }
+  if (splitter.pending > 0 && !signal?.aborted) {
+    yield { events: [], cutOff: { offset: splitter.offset, bytes: splitter.pending } };
   }
 }
 

@@ -9,7 +9,9 @@ const NEWLINE = 0x0a;
 /**
  * One protobuf-JSON BusEvent per line, from a file or from stdin ("-").
  * Offsets are the byte offset of each line. A last line without its newline is
- * still read when the stream ends; blank lines are ignored.
+ * still read when the stream ends; if it is not JSON, the writer stopped
+ * mid-line: the source ends with `cutOff` there instead of failing. A whole
+ * line (ending in a newline) that is not JSON fails. Blank lines are ignored.
  */
 export function ndjsonSource(path: string, input: NodeJS.ReadableStream = process.stdin): EventSource {
   const fromStdin = path === '-';
@@ -20,6 +22,9 @@ export function ndjsonSource(path: string, input: NodeJS.ReadableStream = proces
   };
 }
 
+/** A line that is not JSON. */
+class NotJsonError extends SourceError {}
+
 function parseLine(line: Buffer, offset: number): SourceEvent | undefined {
   const text = line.toString('utf8').trim();
   if (text === '') return undefined;
@@ -27,7 +32,7 @@ function parseLine(line: Buffer, offset: number): SourceEvent | undefined {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new SourceError(`not JSON: ${(e as Error).message}`, offset);
+    throw new NotJsonError(`not JSON: ${(e as Error).message}`, offset);
   }
   try {
     return { event: busEventFromJson(value), offset };
@@ -60,6 +65,13 @@ async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<SourceB
     rest = buf.subarray(start);
     restOffset += start;
   }
-  const last = parseLine(rest, restOffset);
+  let last: SourceEvent | undefined;
+  try {
+    last = parseLine(rest, restOffset);
+  } catch (e) {
+    if (!(e instanceof NotJsonError)) throw e;
+    yield { events: [], cutOff: { offset: restOffset, bytes: rest.length } };
+    return;
+  }
   if (last) yield { events: [last] };
 }

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
 import { IngestError } from '../../src/ingest/errors.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
+import { SourceError, type EventSource, type SourceBatch } from '../../src/ingest/source.js';
 import { blockEvents, eventFile, order } from '../support/events.js';
+import { REAL, realRecording } from '../support/real-recording.js';
 import { RecordingStore } from '../support/recording-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-file-source-'));
@@ -15,6 +19,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const threeBlocks = [1n, 2n, 3n].flatMap((h) =>
   blockEvents(h, [{ kind: 'order', order: order(Number(h)) }, { kind: 'other' }]),
 );
+/** Large enough for several chunks of every reader (~1,000 events). */
+const manyEvents = Array.from({ length: 100 }, (_, b) => BigInt(b + 1)).flatMap((h) =>
+  blockEvents(h, Array.from({ length: 8 }, (_, i) => ({ kind: 'order' as const, order: order(Number(h) * 10 + i) }))),
+);
+const manyFile = eventFile(manyEvents);
 
 function write(name: string, bytes: Buffer): string {
   const path = join(dir, name);
@@ -29,6 +38,54 @@ function recordOffset(file: Buffer, index: number): number {
   return at;
 }
 
+/** Offsets of the records that lie wholly within `file`'s first `length` bytes. */
+function wholeRecords(file: Buffer, length = file.length): number[] {
+  const offsets: number[] = [];
+  for (let at = 0; at + 4 <= length && at + 4 + file.readUInt32BE(at) <= length; at += 4 + file.readUInt32BE(at)) offsets.push(at);
+  return offsets;
+}
+
+interface Read {
+  offsets: number[];
+  ids: string[];
+  cutOff: SourceBatch['cutOff'];
+  error?: unknown;
+  unit: EventSource['unit'];
+}
+
+/** Everything a source hands over, and how it ended; a cutOff must come on the last batch only. */
+async function readAll(source: EventSource): Promise<Read> {
+  const read: Read = { offsets: [], ids: [], cutOff: undefined, unit: source.unit };
+  try {
+    for await (const batch of source.events()) {
+      assert.equal(read.cutOff, undefined, 'a batch after the one with cutOff');
+      read.offsets.push(...batch.events.map((e) => e.offset));
+      read.ids.push(...batch.events.map((e) => e.event.id));
+      read.cutOff = batch.cutOff;
+    }
+  } catch (e) {
+    read.error = e;
+  }
+  read.unit = source.unit;
+  return read;
+}
+
+const ids = (events: typeof manyEvents) => events.map((e) => e.id);
+
+/** A named pipe in the test folder. */
+function fifo(name: string): string {
+  const path = join(dir, name);
+  const made = spawnSync('mkfifo', [path]);
+  assert.equal(made.status, 0, `mkfifo: ${made.stderr}`);
+  return path;
+}
+
+/** A process that opens `fifo` for writing and runs `script` (sh; $1 is `file`) with its output there. */
+function writer(fifoPath: string, script: string, file: string): ChildProcess & { exited: Promise<number | null> } {
+  const child = spawn('sh', ['-c', `exec > "$2"; ${script}`, 'sh', file, fifoPath], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return Object.assign(child, { exited: new Promise<number | null>((resolve) => child.once('exit', resolve)) });
+}
+
 test('a whole file is stored block by block, skipped types counted', async () => {
   const store = new RecordingStore();
   const stats = await ingest(fileSource(write('ok.events', eventFile(threeBlocks))), store);
@@ -38,20 +95,29 @@ test('a whole file is stored block by block, skipped types counted', async () =>
   assert.deepEqual(stats.skippedByType, { '11': 3 });
 });
 
-test('a truncated last record stops after the last whole block, naming file, offset and block', async () => {
+test('a file cut off inside a record ends normally: every whole record, then cutOff where the partial one starts', async () => {
   const bytes = eventFile(threeBlocks);
   const cut = bytes.length - 3; // inside block 3's EndBlock
+  const last = recordOffset(bytes, threeBlocks.length - 1);
   const path = write('truncated.events', bytes.subarray(0, cut));
+  const read = await readAll(fileSource(path));
+  assert.equal(read.error, undefined);
+  assert.deepEqual(read.ids, ids(threeBlocks.slice(0, -1)));
+  assert.deepEqual(read.cutOff, { offset: last, bytes: cut - last });
+  assert.equal(read.unit, 'byte');
+
+  // Ingestion stores the whole blocks and does not fail.
   const store = new RecordingStore();
-  await assert.rejects(ingest(fileSource(path), store), (e: unknown) => {
-    assert.ok(e instanceof IngestError);
-    assert.match(e.message, /truncated\.events/);
-    assert.match(e.message, /truncated record/);
-    assert.equal(e.position.offset, recordOffset(bytes, threeBlocks.length - 1));
-    assert.equal(e.blockHeight, 3n);
-    return true;
-  });
+  await ingest(fileSource(path), store);
   assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n], 'nothing of block 3');
+});
+
+test('a file that ends at a record boundary has no cutOff', async () => {
+  const bytes = eventFile(threeBlocks);
+  const read = await readAll(fileSource(write('boundary.events', bytes.subarray(0, recordOffset(bytes, 4)))));
+  assert.equal(read.error, undefined);
+  assert.equal(read.ids.length, 4);
+  assert.equal(read.cutOff, undefined);
 });
 
 test('an absurd size field is refused at its offset', async () => {
@@ -94,16 +160,225 @@ test('an event that fails to decode stops ingestion without storing its block', 
 });
 
 test('events are decoded and handed over a few at a time, every one once and in order', async () => {
-  const events = Array.from({ length: 100 }, (_, b) => BigInt(b + 1)).flatMap((h) =>
-    blockEvents(h, Array.from({ length: 8 }, (_, i) => ({ kind: 'order' as const, order: order(Number(h) * 10 + i) }))),
-  );
   const sizes: number[] = [];
   const offsets: number[] = [];
-  for await (const batch of fileSource(write('many.events', eventFile(events))).events()) {
+  for await (const batch of fileSource(write('many.events', manyFile)).events()) {
     sizes.push(batch.events.length);
     offsets.push(...batch.events.map((e) => e.offset));
   }
   assert.ok(Math.max(...sizes) <= 128, `batches of ${sizes.join(', ')}`);
-  assert.equal(offsets.length, events.length);
+  assert.equal(offsets.length, manyEvents.length);
   assert.ok(offsets.every((o, i) => i === 0 || o > offsets[i - 1]!), 'offsets rise');
+});
+
+test('the first sequence number may be any number (the real file starts at 0)', async () => {
+  const read = await readAll(fileSource(write('from-zero.events', eventFile(threeBlocks, 0n))));
+  assert.equal(read.error, undefined);
+  assert.equal(read.ids.length, threeBlocks.length);
+});
+
+// --- gzip -------------------------------------------------------------------
+
+test('a gzip file is read as it is: the same events, offsets in the uncompressed stream', async () => {
+  // Named without .gz: gzip is recognised by its first bytes.
+  const source = fileSource(write('many.bin', gzipSync(manyFile)));
+  const read = await readAll(source);
+  assert.equal(read.error, undefined);
+  assert.equal(read.unit, 'uncompressed byte');
+  assert.deepEqual(read.ids, ids(manyEvents));
+  assert.deepEqual(read.offsets, wholeRecords(manyFile));
+  assert.equal(read.cutOff, undefined);
+});
+
+test('concatenated gzip members are one stream, even split inside a record', async () => {
+  const cuts = [0, 1000, recordOffset(manyFile, 300) + 7, 150_000, manyFile.length];
+  const members = cuts.slice(1).map((end, i) => gzipSync(manyFile.subarray(cuts[i], end)));
+  const read = await readAll(fileSource(write('members.events.gz', Buffer.concat(members))));
+  assert.equal(read.error, undefined);
+  assert.deepEqual(read.ids, ids(manyEvents));
+  assert.deepEqual(read.offsets, wholeRecords(manyFile));
+  assert.equal(read.cutOff, undefined);
+});
+
+test('a gzip file cut short ends normally: every whole record it holds, then cutOff in uncompressed bytes', async () => {
+  const gz = gzipSync(manyFile);
+  const cut = gz.subarray(0, Math.floor(gz.length * 0.6));
+  // What the cut file holds: all zlib can decompress of it (its documented way to read truncated input).
+  const held = gunzipSync(cut, { finishFlush: zlib.Z_SYNC_FLUSH }).length;
+  const whole = wholeRecords(manyFile, held);
+  assert.ok(whole.length > 100 && whole.length < manyEvents.length, `${whole.length} whole records`);
+  const read = await readAll(fileSource(write('cut.events.gz', cut)));
+  assert.equal(read.error, undefined);
+  assert.deepEqual(read.ids, ids(manyEvents.slice(0, whole.length)));
+  assert.deepEqual(read.offsets, whole);
+  const partial = recordOffset(manyFile, whole.length);
+  assert.deepEqual(read.cutOff, { offset: partial, bytes: held - partial });
+  assert.equal(read.unit, 'uncompressed byte');
+});
+
+test('corrupt gzip data fails as not valid gzip data at the uncompressed offset reached, after the events before it', async () => {
+  const first = manyFile.subarray(0, 150_000);
+  const second = gzipSync(manyFile.subarray(150_000));
+  second[2] = 7; // compression method 7 does not exist
+  const path = write('corrupt.events.gz', Buffer.concat([gzipSync(first), second]));
+  const read = await readAll(fileSource(path));
+  assert.ok(read.error instanceof SourceError, String(read.error));
+  assert.match(read.error.message, /not valid gzip data/);
+  assert.ok(read.error.offset <= first.length, `offset ${read.error.offset}`);
+  assert.ok(read.offsets.length > 0, 'the events before it are handed over');
+  assert.deepEqual(read.offsets, wholeRecords(manyFile, read.error.offset));
+  assert.equal(read.cutOff, undefined);
+
+  const store = new RecordingStore();
+  await assert.rejects(ingest(fileSource(path), store), (e: unknown) => {
+    assert.ok(e instanceof IngestError);
+    assert.match(e.message, /: uncompressed byte offset \d+, .*not valid gzip data/);
+    return true;
+  });
+  assert.ok(store.blocks.length > 0, 'the whole blocks before it are stored');
+});
+
+test('a gzip file cannot be followed: refused when opened', async () => {
+  const source = fileSource(write('follow.events.gz', gzipSync(manyFile)), { follow: true });
+  const read = await readAll(source);
+  assert.ok(read.error instanceof SourceError, String(read.error));
+  assert.match(read.error.message, /gzip-compressed.*cannot be followed/);
+  assert.equal(read.ids.length, 0);
+});
+
+test('a followed plain file is read as it grows; a record half written when it stops is no cut-off', async () => {
+  const path = write('growing.events', manyFile.subarray(0, recordOffset(manyFile, 10) + 5));
+  const stop = new AbortController();
+  const seen: number[] = [];
+  let cutOff: SourceBatch['cutOff'];
+  for await (const batch of fileSource(path, { follow: true, pollMs: 10, signal: stop.signal }).events()) {
+    seen.push(...batch.events.map((e) => e.offset));
+    cutOff ??= batch.cutOff;
+    if (seen.length === 10) appendFileSync(path, manyFile.subarray(recordOffset(manyFile, 10) + 5, recordOffset(manyFile, 20) + 5));
+    if (seen.length === 20) stop.abort();
+  }
+  assert.deepEqual(seen, wholeRecords(manyFile).slice(0, 20));
+  assert.equal(cutOff, undefined);
+});
+
+// --- pipes and FIFOs ----------------------------------------------------------
+
+/** Reads `<(cat FILE)` (a pipe, /dev/fd/63) in a separate process, as a shell user does. */
+const PIPE_READER = `
+const { fileSource } = await import(process.argv[1]);
+const source = fileSource(process.argv[2]);
+const out = { offsets: [], ids: [] };
+for await (const b of source.events()) {
+  out.offsets.push(...b.events.map((e) => e.offset));
+  out.ids.push(...b.events.map((e) => e.event.id));
+  if (b.cutOff) out.cutOff = b.cutOff;
+}
+out.unit = source.unit;
+out.name = source.name;
+console.log(JSON.stringify(out));
+`;
+
+async function readThroughPipe(file: string): Promise<Read & { name: string }> {
+  const module = new URL('../../src/ingest/file-source.js', import.meta.url).href;
+  const child = spawn('bash', ['-c', 'exec "$0" --input-type=module -e "$1" "$2" <(cat "$3")', process.execPath, PIPE_READER, module, file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  assert.equal(status, 0, err);
+  return JSON.parse(out) as Read & { name: string };
+}
+
+test('a pipe (<(cat file)) is read as a stream to its end: plain, gzip, and cut off', async () => {
+  const plain = await readThroughPipe(write('pipe.events', manyFile));
+  assert.match(plain.name, /^file:\/\/\/(dev|proc)\//);
+  assert.equal(plain.unit, 'byte');
+  assert.deepEqual(plain.ids, ids(manyEvents));
+  assert.deepEqual(plain.offsets, wholeRecords(manyFile));
+  assert.equal(plain.cutOff, undefined);
+
+  const gz = await readThroughPipe(write('pipe.events.gz', gzipSync(manyFile)));
+  assert.equal(gz.unit, 'uncompressed byte');
+  assert.deepEqual(gz.offsets, wholeRecords(manyFile));
+
+  const cut = recordOffset(manyFile, 500) + 9;
+  const short = await readThroughPipe(write('pipe-cut.events', manyFile.subarray(0, cut)));
+  assert.deepEqual(short.offsets, wholeRecords(manyFile).slice(0, 500));
+  assert.deepEqual(short.cutOff, { offset: recordOffset(manyFile, 500), bytes: 9 });
+});
+
+test('a FIFO is read until its writer closes it, also when followed; a first read of one byte is enough', async () => {
+  const path = fifo('plain.fifo');
+  // One byte first: telling gzip from plain must wait for the second.
+  const w = writer(path, 'head -c 1 "$1"; sleep 0.2; tail -c +2 "$1"', write('fifo.events', manyFile));
+  const read = await readAll(fileSource(path, { follow: true }));
+  assert.equal(await w.exited, 0);
+  assert.equal(read.error, undefined);
+  assert.equal(read.unit, 'byte');
+  assert.deepEqual(read.ids, ids(manyEvents));
+  assert.deepEqual(read.offsets, wholeRecords(manyFile));
+  assert.equal(read.cutOff, undefined);
+});
+
+test('a FIFO may carry gzip, cut short too', async () => {
+  const path = fifo('gzip.fifo');
+  const gz = gzipSync(manyFile);
+  const w = writer(path, 'head -c 1 "$1"; sleep 0.2; tail -c +2 "$1"', write('fifo.events.gz', gz));
+  const read = await readAll(fileSource(path));
+  assert.equal(await w.exited, 0);
+  assert.equal(read.error, undefined);
+  assert.equal(read.unit, 'uncompressed byte');
+  assert.deepEqual(read.offsets, wholeRecords(manyFile));
+  assert.equal(read.cutOff, undefined);
+
+  const cutPath = fifo('gzip-cut.fifo');
+  const cut = gz.subarray(0, Math.floor(gz.length / 2));
+  const held = gunzipSync(cut, { finishFlush: zlib.Z_SYNC_FLUSH }).length;
+  const cw = writer(cutPath, 'cat "$1"', write('fifo-cut.events.gz', cut));
+  const short = await readAll(fileSource(cutPath));
+  assert.equal(await cw.exited, 0);
+  assert.equal(short.error, undefined);
+  assert.deepEqual(short.offsets, wholeRecords(manyFile, held));
+  assert.equal(short.cutOff?.offset, recordOffset(manyFile, short.offsets.length));
+});
+
+test('a FIFO whose writer is idle stops promptly when its signal aborts', async () => {
+  const path = fifo('idle.fifo');
+  const w = writer(path, 'cat "$1"; exec sleep 60', write('idle.events', manyFile.subarray(0, recordOffset(manyFile, 50) + 3)));
+  const stop = new AbortController();
+  let seen = 0;
+  let cutOff: SourceBatch['cutOff'];
+  const reading = (async () => {
+    for await (const batch of fileSource(path, { follow: true, signal: stop.signal }).events()) {
+      seen += batch.events.length;
+      cutOff ??= batch.cutOff;
+      if (seen === 50) setTimeout(() => stop.abort(), 50);
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const ended = await Promise.race([reading.then(() => 'ended'), new Promise((r) => (timer = setTimeout(r, 5000, 'still reading')))]);
+    assert.equal(ended, 'ended');
+    assert.equal(seen, 50);
+    assert.equal(cutOff, undefined, 'stopped, not cut off');
+  } finally {
+    clearTimeout(timer);
+    w.kill();
+    await w.exited;
+  }
+});
+
+// --- the real recording ---------------------------------------------------------
+
+test('the network\'s own recording, gzip as it ships, reads whole: 6,964 events, no error, no cut-off', async (t) => {
+  const path = realRecording(t);
+  if (!path) return;
+  const read = await readAll(fileSource(path));
+  assert.equal(read.error, undefined);
+  assert.equal(read.unit, 'uncompressed byte');
+  assert.equal(read.ids.length, REAL.events);
+  assert.equal(read.cutOff, undefined);
 });

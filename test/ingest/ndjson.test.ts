@@ -50,7 +50,7 @@ test('bad field values are refused naming the field', () => {
 });
 
 test('an NDJSON file is ingested block by block; unknown types are counted by name', async () => {
-  const other = { id: '2-9', block: '2', type: 'BUS_EVENT_TYPE_TRADE', chainId: events[0]!.chainId, trade: {} };
+  const other = { id: '2-9', block: events.at(-1)!.block, type: 'BUS_EVENT_TYPE_TRADE', chainId: events[0]!.chainId, trade: {} };
   const lines = ndjson(events.slice(0, -1)) + JSON.stringify(other) + '\n' + JSON.stringify(busEventToJson(events.at(-1)!));
   const path = join(dir, 'ok.ndjson');
   writeFileSync(path, lines); // last line has no newline
@@ -68,6 +68,39 @@ test('stdin works, and a broken line stops at its byte offset without a partial 
   await assert.rejects(ingest(ndjsonSource('-', input), store), (e: unknown) => {
     assert.ok(e instanceof IngestError);
     assert.match(e.message, /^ndjson:-: byte offset \d+, in block 2: not JSON/);
+    assert.equal(e.position.offset, Buffer.byteLength(good));
+    return true;
+  });
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n]);
+});
+
+test('a last line cut off mid-line (no newline, not JSON) ends the source with cutOff there, not an error', async () => {
+  const good = ndjson(events.slice(0, 7)); // block 1 and two events of block 2
+  const partial = JSON.stringify(busEventToJson(events[7]!)).slice(0, 40);
+  const path = join(dir, 'cut.ndjson');
+  writeFileSync(path, good + partial);
+  const offsets: number[] = [];
+  let cutOff: { offset: number; bytes: number } | undefined;
+  for await (const batch of ndjsonSource(path).events()) {
+    assert.equal(cutOff, undefined, 'cutOff comes on the last batch');
+    offsets.push(...batch.events.map((e) => e.offset));
+    cutOff = batch.cutOff;
+  }
+  assert.equal(offsets.length, 7);
+  assert.deepEqual(cutOff, { offset: Buffer.byteLength(good), bytes: Buffer.byteLength(partial) });
+
+  const store = new RecordingStore();
+  await ingest(ndjsonSource(path), store);
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n]);
+});
+
+test('a whole last line (ending in a newline) that is not JSON is still an error', async () => {
+  const good = ndjson(events.slice(0, 5));
+  const input = Readable.from([Buffer.from(good + '{"id": "2-1", "blo\n')]);
+  const store = new RecordingStore();
+  await assert.rejects(ingest(ndjsonSource('-', input), store), (e: unknown) => {
+    assert.ok(e instanceof IngestError);
+    assert.match(e.message, /not JSON/);
     assert.equal(e.position.offset, Buffer.byteLength(good));
     return true;
   });

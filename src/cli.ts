@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /** The `ledger-query` command: serve, ingest, simulate, demo. */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { buildServer } from './api/server.js';
-import { fileSource } from './ingest/file-source.js';
+import { fileSource, plainFileSize } from './ingest/file-source.js';
 import { IngestError } from './ingest/errors.js';
 import { startBackgroundIngest, type BackgroundIngest } from './ingest/background.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
@@ -155,7 +155,7 @@ function describe(s: IngestStats): string {
 function sourceOf(arg: string) {
   if (arg === '-' || /^[a-z]+:\/\//.test(arg)) return { source: openSourceSpec(arg), bytes: undefined };
   if (!existsSync(arg)) throw new UsageError(`no such file: ${arg}`);
-  return { source: fileSource(arg), bytes: statSync(arg).size };
+  return { source: fileSource(arg), bytes: plainFileSize(arg) };
 }
 
 async function ingestFiles(args: string[], dataDir: string, allowGaps: boolean): Promise<void> {

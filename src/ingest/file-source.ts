@@ -1,4 +1,4 @@
-import { createReadStream, open as openFdCallback } from 'node:fs';
+import { closeSync, createReadStream, open as openFdCallback, openSync, readSync, statSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
@@ -156,6 +156,23 @@ async function* chunksOf(raw: Readable, signal: AbortSignal | undefined): AsyncG
   } finally {
     signal?.removeEventListener('abort', stop);
     raw.destroy();
+  }
+}
+
+/**
+ * The size of `path` if offsets of its source count its bytes (a regular,
+ * uncompressed file), for showing progress; undefined for a gzip file (its
+ * offsets count uncompressed bytes) or a pipe (no size).
+ */
+export function plainFileSize(path: string): number | undefined {
+  const info = statSync(path);
+  if (!info.isFile()) return undefined;
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(GZIP_MAGIC.length);
+    return isGzip(head.subarray(0, readSync(fd, head, 0, head.length, 0))) ? undefined : info.size;
+  } finally {
+    closeSync(fd);
   }
 }
 

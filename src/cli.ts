@@ -208,7 +208,13 @@ async function simulate(args: string[]): Promise<void> {
     seed: positiveInt('seed', values.seed, 1),
     ordersPerBlock: positiveInt('orders-per-block', values['orders-per-block'], 50),
   });
-  console.log(`${values.out}: ${summary.events} events, ${summary.blocks} blocks, ${summary.orders} orders, ${summary.bundles} bundles`);
+  // As in the network's own recording, the first height comes twice: a data node keeps the first.
+  const repeated = summary.blocks > summary.heights;
+  console.log(
+    `${values.out}: ${summary.events} events, ${summary.heights} heights in ${summary.blocks} blocks` +
+      `${repeated ? ' (the first twice, as a restarted network sends it)' : ''}, ` +
+      `${summary.orders} orders, ${summary.bundles} bundles`,
+  );
 }
 
 async function demo(args: string[]): Promise<void> {

@@ -25,13 +25,13 @@ const S2 = `0x${'cd'.repeat(20)}`;
 const sigId = (n: number) => hexId('5', n);
 const MAX_U64 = 18446744073709551615n;
 
-/** Listed ascending by (timestamp, signatureId): 6, 1, 2, 3, 4, 5 (3 and 4 share a timestamp). */
+/** Listed ascending by (timestamp on the microsecond, signatureId): 6, 1, 2, 3, 4, 5 (3 and 4 share a microsecond). */
 const b = (n: number, x: Partial<SignerAdded>) => makeSignerAdded(n, x);
 const bundles = {
   1: b(1, { validatorId: V1, submitter: S1, epochSeq: 1n }),
   2: b(2, { validatorId: V2, submitter: S2, epochSeq: 1n }),
   3: b(3, { validatorId: V1, submitter: S2, epochSeq: 2n }),
-  4: b(4, { validatorId: V2, submitter: S1, epochSeq: 2n, timestamp: T0 + 3n }),
+  4: b(4, { validatorId: V2, submitter: S1, epochSeq: 2n, timestamp: T0 + 3999n }),
   // Mixed case in the event: matched case-insensitively.
   5: b(5, { validatorId: V1.toUpperCase(), submitter: S1.toUpperCase().replace('0X', '0x'), epochSeq: 3n }),
   6: b(6, { validatorId: V2, submitter: S2, epochSeq: MAX_U64, timestamp: T0 - 10n }),
@@ -81,7 +81,7 @@ describe('GET /api/v2/erc20/multisigcontrol/signer/added/bundles', () => {
       newSigner: bundles[1].newSigner,
       submitter: S1,
       nonce: '1001',
-      timestamp: String(T0 + 1n),
+      timestamp: String(T0 + 1000n),
       signatures: '0x01ff0201',
       epochSeq: '1',
     });
@@ -89,7 +89,7 @@ describe('GET /api/v2/erc20/multisigcontrol/signer/added/bundles', () => {
     assert.equal(nodes[2]?.signatures, '0xaa', 'signature arriving after the bundle');
     assert.equal(nodes[1]?.signatures, '0x010100', 'ascending byte order: a prefix comes first');
     assert.equal(nodes[5]?.epochSeq, MAX_U64.toString());
-    assert.equal(nodes[5]?.timestamp, String(T0 - 10n));
+    assert.equal(nodes[5]?.timestamp, String(T0 - 1000n), 'on the microsecond, rounded down');
   });
 
   test('oldest first is exactly the reverse', async () => {

@@ -29,7 +29,8 @@ export function makeOrder(n: number, overrides: Partial<Order> = {}): Order {
     remaining: 10n,
     timeInForce: TIF.GTC,
     type: TYPE.LIMIT,
-    createdAt: T0 + BigInt(n),
+    // A microsecond apart, with nanosecond digits as real events have: answers drop them.
+    createdAt: T0 + BigInt(n) * 1000n + 7n,
     status: STATUS.ACTIVE,
     expiresAt: 0n,
     reference: `ref-${n}`,
@@ -47,7 +48,7 @@ export function makeSignerAdded(n: number, overrides: Partial<SignerAdded> = {})
   return {
     signatureId: hexId('5', n),
     validatorId: hexId('e', 1),
-    timestamp: T0 + BigInt(n),
+    timestamp: T0 + BigInt(n) * 1000n + 1n,
     newSigner: `0x${'1'.repeat(36)}${n.toString(16).padStart(4, '0')}`,
     submitter: `0x${'2'.repeat(40)}`,
     nonce: String(1000 + n),

@@ -27,22 +27,23 @@ const NETWORK = 'network';
 
 /**
  * n | party | market | status | type | tif | notes
- * Listed ascending by (createdAt, id): 14 (createdAt -5), 1..9, 10 and 11 (same
- * createdAt, 10 has the smaller id), 12, 13.
+ * Listed ascending, oldest first, by (createdAt on the microsecond, id
+ * descending): 14 (createdAt -5 ns, answered -1000), 1..9, 11 and 10 (created
+ * in the same microsecond, 11 later in it but with the higher id), 12, 13.
  */
 const o = (n: number, x: Partial<Order>) => makeOrder(n, x);
 const orders = {
   1: o(1, { partyId: P1, marketId: M1, status: STATUS.ACTIVE, type: TYPE.LIMIT, timeInForce: TIF.GTC }),
   2: o(2, { partyId: P1, marketId: M1, status: STATUS.FILLED, remaining: 0n, version: 1n }),
   3: o(3, { partyId: P2, marketId: M1, status: STATUS.ACTIVE, timeInForce: TIF.IOC }),
-  4: o(4, { partyId: P2, marketId: M2, status: STATUS.PARKED, timeInForce: TIF.GTT, expiresAt: T0 + 99n, peggedOrder: { reference: 1, offset: '5' } }),
+  4: o(4, { partyId: P2, marketId: M2, status: STATUS.PARKED, timeInForce: TIF.GTT, expiresAt: T0 + 4099n, peggedOrder: { reference: 1, offset: '5' } }),
   5: o(5, { partyId: NETWORK, marketId: M2, status: STATUS.FILLED, type: TYPE.NETWORK, timeInForce: TIF.FOK }),
   6: o(6, { partyId: P1, marketId: M2, status: STATUS.ACTIVE, liquidityProvisionId: LP }),
   7: o(7, { partyId: P2, marketId: M1, status: STATUS.REJECTED, reason: 14 }),
   8: o(8, { partyId: P1, marketId: M1, status: STATUS.ACTIVE, type: TYPE.MARKET, timeInForce: TIF.FOK, reference: 'shared' }),
   9: o(9, { partyId: P2, marketId: M2, status: STATUS.STOPPED, timeInForce: TIF.FOK, reason: 49, reference: 'shared' }),
   10: o(10, { partyId: P1, marketId: M1, status: STATUS.PARTIALLY_FILLED, icebergOrder: { peakSize: 5n, minimumVisibleSize: 2n, reservedRemaining: 3n } }),
-  11: o(11, { partyId: P2, marketId: M1, status: STATUS.ACTIVE, timeInForce: TIF.GFA, createdAt: T0 + 10n }),
+  11: o(11, { partyId: P2, marketId: M1, status: STATUS.ACTIVE, timeInForce: TIF.GFA, createdAt: T0 + 10_999n }),
   12: o(12, { partyId: P1, marketId: M2, status: STATUS.CANCELLED, version: 2n }),
   13: o(13, { partyId: P1, marketId: M1, status: STATUS.PARKED, timeInForce: TIF.GTT, liquidityProvisionId: hexId('c', 2) }),
   14: o(14, { partyId: P2, marketId: M2, status: STATUS.ACTIVE, createdAt: -5n }),
@@ -64,7 +65,7 @@ const blocks = [
   makeBlock(3, { orders: [orders[12]] }),
 ];
 
-const ASCENDING = [14, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
+const ASCENDING = [14, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 10, 12, 13];
 const idOf = (n: number) => hexId('0', n);
 const newestFirst = (ns: number[]) => [...ns].reverse().map(idOf);
 
@@ -103,15 +104,16 @@ describe('GET /api/v2/orders', () => {
     const byId = new Map((await connection(app, 'orders', '/api/v2/orders')).edges.map((e) => [e.node.id, e.node]));
     assert.deepEqual(byId.get(idOf(1)), {
       id: idOf(1), marketId: M1, partyId: P1, side: 'SIDE_BUY', price: '1000', size: '10', remaining: '10',
-      timeInForce: 'TIME_IN_FORCE_GTC', type: 'TYPE_LIMIT', createdAt: String(T0 + 1n), status: 'STATUS_ACTIVE',
-      expiresAt: '0', reference: 'ref-1', updatedAt: '0', version: '1', batchId: '0', liquidityProvisionId: '',
-      postOnly: false, reduceOnly: false,
+      timeInForce: 'TIME_IN_FORCE_GTC', type: 'TYPE_LIMIT', createdAt: String(T0 + 1000n), status: 'STATUS_ACTIVE',
+      expiresAt: '0', reference: 'ref-1', updatedAt: '0', version: '1', batchId: '0', peggedOrder: null,
+      liquidityProvisionId: '', postOnly: false, reduceOnly: false,
     });
     assert.deepEqual(byId.get(idOf(4))?.peggedOrder, { reference: 'PEGGED_REFERENCE_MID', offset: '5' });
     assert.equal(byId.get(idOf(7))?.reason, 'ORDER_ERROR_MARGIN_CHECK_FAILED');
     assert.equal(byId.get(idOf(9))?.reason, 'ORDER_ERROR_POST_ONLY_ORDER_WOULD_TRADE');
     assert.deepEqual(byId.get(idOf(10))?.icebergOrder, { peakSize: '5', minimumVisibleSize: '2', reservedRemaining: '3' });
-    assert.equal(byId.get(idOf(14))?.createdAt, '-5');
+    assert.equal(byId.get(idOf(14))?.createdAt, '-1000', 'times are on the microsecond, rounded down');
+    assert.equal(byId.get(idOf(4))?.expiresAt, String(T0 + 4000n), 'expiresAt too');
     assert.equal(byId.get(idOf(2))?.status, 'STATUS_FILLED', 'the last event of a block wins');
     assert.equal(byId.get(idOf(12))?.status, 'STATUS_CANCELLED', 'a later block wins');
     assert.equal(byId.get(idOf(13))?.partyId, P1, 'ids are shown in lower case');
@@ -135,8 +137,8 @@ describe('GET /api/v2/orders', () => {
     ['filter.types=TYPE_MARKET&filter.types=3', [5, 8]],
     ['filter.timeInForces=TIME_IN_FORCE_GTT', [4, 13]],
     ['filter.time_in_forces=TIME_IN_FORCE_IOC,4', [3, 5, 8, 9]],
-    ['filter.excludeLiquidity=true', [14, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12]],
-    ['filter.exclude_liquidity=t', [14, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12]],
+    ['filter.excludeLiquidity=true', [14, 1, 2, 3, 4, 5, 7, 8, 9, 11, 10, 12]],
+    ['filter.exclude_liquidity=t', [14, 1, 2, 3, 4, 5, 7, 8, 9, 11, 10, 12]],
     ['filter.excludeLiquidity=false', ASCENDING],
     [`filter.partyIds=${P1}`, [1, 2, 6, 8, 10, 12, 13]],
     [`filter.party_ids=${P1.toUpperCase()}`, [1, 2, 6, 8, 10, 12, 13]],
@@ -149,11 +151,13 @@ describe('GET /api/v2/orders', () => {
     ['filter.reference=shared', [8, 9]],
     ['filter.reference=ref-1', [1]],
     ['filter.reference=', []],
-    [`filter.dateRange.startTimestamp=${T0 + 3n}&filter.dateRange.endTimestamp=${T0 + 10n}`, [3, 4, 5, 6, 7, 8, 9]],
-    [`filter.date_range.start_timestamp=${T0 + 10n}`, [10, 11, 12, 13]],
-    [`filter.dateRange.endTimestamp=${T0 + 1n}`, [14]],
-    [`filter.dateRange.startTimestamp=-5&filter.dateRange.endTimestamp=-4`, [14]],
-    [`filter.dateRange.startTimestamp=${T0 + 3n}&filter.dateRange.endTimestamp=${T0 + 3n}`, []],
+    // Bounds are put on the microsecond, rounding down, before they are compared with createdAt (also on it).
+    [`filter.dateRange.startTimestamp=${T0 + 3500n}&filter.dateRange.endTimestamp=${T0 + 10_001n}`, [3, 4, 5, 6, 7, 8, 9]],
+    [`filter.date_range.start_timestamp=${T0 + 10_500n}`, [11, 10, 12, 13]],
+    [`filter.dateRange.endTimestamp=${T0 + 1999n}`, [14]],
+    [`filter.dateRange.startTimestamp=-1500&filter.dateRange.endTimestamp=1`, [14]],
+    [`filter.dateRange.startTimestamp=-5&filter.dateRange.endTimestamp=-4`, []],
+    [`filter.dateRange.startTimestamp=${T0 + 3000n}&filter.dateRange.endTimestamp=${T0 + 3999n}`, []],
     ['filter.liveOnly=true', [14, 1, 4, 6, 11, 13]],
     ['filter.live_only=True', [14, 1, 4, 6, 11, 13]],
     [`filter.liveOnly=1&filter.partyIds=${P1}`, [1, 6, 13]],
@@ -240,12 +244,12 @@ describe('GET /api/v2/orders', () => {
 
     // A cursor keeps its position when the ordering flips: row 4 of the newest-first list is order 9.
     const flipped = await connection(app, 'orders', `/api/v2/orders?pagination.newestFirst=false&pagination.first=2&pagination.after=${cursorOf(4)}`);
-    assert.deepEqual(idsOf(flipped), [idOf(10), idOf(11)]);
+    assert.deepEqual(idsOf(flipped), [idOf(11), idOf(10)]);
   });
 
   test('a cursor for a row that no longer matches still pages from its position', async () => {
     // Cursor at order 2 (FILLED), used with an ACTIVE filter.
-    const cursor = orderCursors.encode({ createdAt: T0 + 2n, id: idOf(2) });
+    const cursor = orderCursors.encode({ createdAt: T0 + 2000n, id: idOf(2) });
     const page = await connection(app, 'orders', `/api/v2/orders?filter.statuses=STATUS_ACTIVE&pagination.first=2&pagination.after=${cursor}`);
     assert.deepEqual(page.edges.map((e) => e.node.id), [idOf(1), idOf(14)]);
     assert.equal(page.pageInfo.hasPreviousPage, true);

@@ -12,10 +12,11 @@ import { SqliteWriter } from '../../src/store/sqlite-writer.js';
 import { writeBlocks } from '../../src/store/store.js';
 import { tempDatabase, tempStore } from './helpers.js';
 
+/** Simulated blocks as a store is handed them: each height once (the simulator repeats the first, as the network did). */
 function simulatedBlocks(seed: number, blocks: number): Block[] {
   const assembler = new BlockAssembler();
   const out: Block[] = [];
-  for (const event of simulateEvents({ seed, blocks, ordersPerBlock: 15 })) {
+  for (const event of simulateEvents({ seed, blocks, ordersPerBlock: 15, repeatFirstHeight: false })) {
     const block = assembler.push(event);
     if (block) out.push(block);
   }
@@ -30,6 +31,7 @@ const TABLES = {
   signer_removed: 'signature_id',
   node_signatures: 'resource_id, sig',
   last_block: 'only_row',
+  blocks: 'height',
 };
 
 function dump(path: string): Record<string, unknown[]> {

@@ -316,8 +316,15 @@ const COUNTED = [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_i
 const COUNTED_AT = COUNTED.map(([, column]) => at(column));
 const COUNTED_STORED_AT = COUNTED.map(([, column]) => INDEXED.indexOf(column));
 
+/**
+ * The columns an order is found by: derived from its id, never assigned by an
+ * update. id_key ends every listing index, so assigning it, even to the same
+ * value, would rewrite ten index entries per update.
+ */
+const IDENTITY: readonly CurrentField[] = ['id_bytes', 'id_key'];
+
 function updateSql(columns: readonly CurrentField[]): { sql: string; positions: number[] } {
-  const set = columns.filter((c) => c !== 'id_bytes');
+  const set = columns.filter((c) => !IDENTITY.includes(c));
   return {
     sql: `UPDATE orders_current SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE id_bytes = ?`,
     positions: [...set.map(at), at('id_bytes')],

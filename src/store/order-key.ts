@@ -19,7 +19,7 @@ export function writeOrderKey(idBytes: Uint8Array, into: Uint8Array, at: number)
   for (let i = 0; i < idBytes.length; i++) into[at + i] = ~idBytes[i]! & 0xff;
 }
 
-/** The key of the id whose bytes are `idBytes`; also the id bytes of a key. */
+/** The key of the id whose bytes are `idBytes`. */
 export function orderKeyOfBytes(idBytes: Uint8Array): Buffer {
   const key = Buffer.allocUnsafe(idBytes.length);
   writeOrderKey(idBytes, key, 0);
@@ -30,9 +30,4 @@ export function orderKeyOfBytes(idBytes: Uint8Array): Buffer {
 export function orderKeyOf(id: string): Buffer {
   if (!ORDER_ID.test(id)) throw new Error(`order id ${JSON.stringify(id)} is not 64 hex digits`);
   return orderKeyOfBytes(Buffer.from(id, 'hex'));
-}
-
-/** The order id (lower-case hex) of a key. */
-export function orderIdOfKey(key: Uint8Array): string {
-  return orderKeyOfBytes(key).toString('hex');
 }

@@ -101,6 +101,19 @@ function objectPieces(members: Member[]): Piece[] {
 
 const object = (members: Member[]): string => render(objectPieces(members));
 
+/** Where the order id lies in an order node: the first member, 64 hex digits that need no escaping. */
+const NODE_ID_AT = '{"id":"'.length;
+const NODE_ID_END = NODE_ID_AT + 64;
+
+/**
+ * The order id of a node orderJsonSql made. Page cursors take it from there:
+ * selecting the id again would cost a second blob per row (better-sqlite3
+ * copies each into a Buffer), measured at 13-40% of a page's time.
+ */
+export function orderIdOfNode(json: string): string {
+  return json.slice(NODE_ID_AT, NODE_ID_END);
+}
+
 /**
  * The Order node of ListOrdersResponse, from a row of orders_current aliased
  * `o`, joined to its rows of markets (`m`) and parties (`p`).

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Order } from '../../src/domain/order.js';
 import { bundleJson, orderJson, packSignatures } from '../support/model.js';
+import { orderIdOfNode } from '../../src/store/sqlite-json.js';
 import { block, hex, order, tempStore } from './helpers.js';
 import { writeBlocks } from '../../src/store/store.js';
 
@@ -53,6 +54,18 @@ test('reason is left out when unset or 0, peggedOrder is null when unset or unre
   assert.equal(z.peggedOrder, null, 'a pegged order whose reference is unspecified is no pegged order');
   assert.deepEqual(Object.keys(u), without);
   assert.equal(u.peggedOrder, null);
+});
+
+test('a page key takes the order id from the node, where it is the first member', async (t) => {
+  const { store } = tempStore(t);
+  const orders = [order(0xabc, { id: hex(0xabc).toUpperCase() }), order(2), order(3, { reference: '{"id":"x' })];
+  await writeBlocks(store, [block(1, { orders })]);
+  const page = await store.listOrders({}, FIRST);
+  assert.equal(page.rows.length, 3);
+  for (const row of page.rows) {
+    assert.equal(orderIdOfNode(row.json), (JSON.parse(row.json) as { id: string }).id);
+    assert.equal(row.key.id, orderIdOfNode(row.json));
+  }
 });
 
 test('ids are printed in lower case whatever case the event used', async (t) => {

@@ -23,6 +23,13 @@ export interface Dataset {
   summary: SimulationSummary;
 }
 
+/**
+ * Part of every dataset's cache key: bumped when the simulator's output
+ * changes, so that a dataset cached by an earlier version is made again.
+ * 2: events shaped like the real recording (block hashes, tx hashes, height 1 twice).
+ */
+const DATASET_FORMAT = 2;
+
 function log(msg: string) {
   process.stderr.write(`${new Date().toISOString()} ${msg}\n`);
 }
@@ -32,7 +39,7 @@ export async function eventFile(spec: DatasetSpec): Promise<{ file: string; summ
   const dir = join(BENCH_DATA, spec.name);
   const file = join(dir, 'net.events');
   const meta = join(dir, 'spec.json');
-  const wanted = JSON.stringify(spec);
+  const wanted = JSON.stringify({ ...spec, format: DATASET_FORMAT });
   if (existsSync(meta) && JSON.parse(readFileSync(meta, 'utf8')).spec === wanted && existsSync(file)) {
     return { file, dir, summary: JSON.parse(readFileSync(meta, 'utf8')).summary };
   }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSqliteStore } from './sqlite.js';
-import { SqliteWriter } from './sqlite-writer.js';
+import { openSqliteStore } from './sqlite/store.js';
+import { SqliteWriter } from './sqlite/writer.js';
 import type { Store, WriteStore } from './store.js';
 
 export interface StoreConfig {

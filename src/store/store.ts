@@ -1,5 +1,5 @@
 /**
- * The storage contract. Each backend (sqlite.ts, postgres.ts, ...) implements
+ * The storage contract. Each backend (./sqlite/, ./postgres/) implements
  * it; the API, ingestion and tests see nothing else.
  */
 import type { Block } from '../domain/block.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { emptyBlock, type Block } from '../../src/domain/block.js';
 import type { Order } from '../../src/domain/order.js';
 import { encodeOrder } from '../../src/wire/order-message.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 
 export const hex = (n: number) => n.toString(16).padStart(64, '0');
 export const T0 = 1_700_000_000_000_000_000n;

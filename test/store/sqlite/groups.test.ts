@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { Block } from '../../src/domain/block.js';
-import { BlockAssembler } from '../../src/ingest/assembler.js';
-import { simulateEvents } from '../../src/simulate/simulate.js';
-import { SqliteWriter } from '../../src/store/sqlite-writer.js';
-import { writeBlocks } from '../../src/store/store.js';
-import { tempDatabase, tempStore } from './helpers.js';
+import type { Block } from '../../../src/domain/block.js';
+import { BlockAssembler } from '../../../src/ingest/assembler.js';
+import { simulateEvents } from '../../../src/simulate/simulate.js';
+import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
+import { writeBlocks } from '../../../src/store/store.js';
+import { tempDatabase, tempStore } from '../helpers.js';
 
 /** Simulated blocks as a store is handed them: each height once (the simulator repeats the first, as the network did). */
 function simulatedBlocks(seed: number, blocks: number): Block[] {

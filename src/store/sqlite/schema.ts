@@ -4,11 +4,11 @@
  * newer, each migration in its own transaction together with the version bump.
  */
 import type Database from 'better-sqlite3';
-import { printedAddress } from '../domain/bundle.js';
-import type { Order } from '../domain/order.js';
-import { toMicros } from '../domain/time.js';
-import { encodeOrder } from '../wire/order-message.js';
-import { orderKeyOfBytes } from './order-key.js';
+import { printedAddress } from '../../domain/bundle.js';
+import type { Order } from '../../domain/order.js';
+import { toMicros } from '../../domain/time.js';
+import { encodeOrder } from '../../wire/order-message.js';
+import { orderKeyOfBytes } from '../order-key.js';
 
 export interface Migration {
   version: number;

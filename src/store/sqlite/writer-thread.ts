@@ -1,7 +1,7 @@
-/** The writer thread of ./sqlite-writer.ts: owns the write connection, answers one request at a time. */
+/** The writer thread of ./writer.ts: owns the write connection, answers one request at a time. */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { PreparedGroup } from './sqlite-rows.js';
-import { openSqliteStore, type SqliteStore } from './sqlite.js';
+import type { PreparedGroup } from '../rows.js';
+import { openSqliteStore, type SqliteStore } from './store.js';
 
 export type WriterRequest =
   | { id: number; type: 'ready' }

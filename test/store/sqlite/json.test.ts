@@ -1,11 +1,11 @@
 /** The JSON SQLite emits for order and bundle nodes (facts sheet, section 3): key order, escaping, enum names, optional and null members. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Order } from '../../src/domain/order.js';
-import { bundleJson, orderJson, packSignatures } from '../support/model.js';
-import { orderIdOfNode } from '../../src/store/sqlite-json.js';
-import { block, hex, order, tempStore } from './helpers.js';
-import { writeBlocks } from '../../src/store/store.js';
+import type { Order } from '../../../src/domain/order.js';
+import { bundleJson, orderJson, packSignatures } from '../../support/model.js';
+import { orderIdOfNode } from '../../../src/store/node-json.js';
+import { block, hex, order, tempStore } from '../helpers.js';
+import { writeBlocks } from '../../../src/store/store.js';
 
 const FIRST: { newestFirst: boolean; mode: 'first'; limit: number } = { newestFirst: false, mode: 'first', limit: 100 };
 

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { BundleFilter, BundleKey } from '../../src/domain/bundle.js';
-import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
-import { NETWORK_PARTY, type Order, type OrderFilter, type OrderKey } from '../../src/domain/order.js';
-import type { PageRequest } from '../../src/domain/page.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
-import { block, hex, order, random, tempDatabase, T0 } from './helpers.js';
-import { writeBlocks } from '../../src/store/store.js';
+import type { BundleFilter, BundleKey } from '../../../src/domain/bundle.js';
+import { STATUS, TIF, TYPE } from '../../../src/domain/enums.js';
+import { NETWORK_PARTY, type Order, type OrderFilter, type OrderKey } from '../../../src/domain/order.js';
+import type { PageRequest } from '../../../src/domain/page.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/store.js';
+import { block, hex, order, random, tempDatabase, T0 } from '../helpers.js';
+import { writeBlocks } from '../../../src/store/store.js';
 
 let store: SqliteStore;
 
@@ -68,7 +68,7 @@ function requests<K>(cursor: K): PageRequest<K>[] {
  */
 function assertIndexedOnly(plan: string[], what: string): void {
   for (const line of plan) {
-    if (line === 'USE TEMP B-TREE FOR group_concat(ORDER BY)') continue;
+    if (line === 'USE TEMP B-TREE FOR string_agg(ORDER BY)') continue;
     assert.doesNotMatch(line, /TEMP B-TREE/, `${what}: sorts: ${plan.join(' | ')}`);
     if (/^(SCAN|SEARCH) [ob]\b/.test(line)) assert.match(line, /USING (COVERING )?INDEX /, `${what}: table scan: ${line}`);
     assert.doesNotMatch(line, /^SCAN (orders_current|signer_added)\b/, what);

@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
-import { SqliteWriter } from '../../src/store/sqlite-writer.js';
-import { writeBlocks } from '../../src/store/store.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
-import { block, order, tempDatabase } from './helpers.js';
+import { SCHEMA_VERSION } from '../../../src/store/sqlite/schema.js';
+import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
+import { writeBlocks } from '../../../src/store/store.js';
+import { openSqliteStore } from '../../../src/store/sqlite/store.js';
+import { block, order, tempDatabase } from '../helpers.js';
 
 test('a failed group fails the groups queued behind it, and neither is stored', async (t) => {
   const { path } = tempDatabase(t);

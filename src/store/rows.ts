@@ -1,7 +1,7 @@
 /**
- * Blocks -> the rows the SQLite writer binds, with no database at hand. It
- * runs on whichever thread reads the source, so the writer thread only binds
- * and commits; everything in a PreparedGroup survives postMessage, and its
+ * Blocks -> the rows a backend writes, with no database at hand, for both
+ * backends. It runs on whichever thread reads the source, so the writer only
+ * binds and commits; everything in a PreparedGroup survives postMessage, and its
  * history travels as a few transferable buffers rather than an object per row.
  */
 import type { Block } from '../domain/block.js';

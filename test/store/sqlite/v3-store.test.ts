@@ -10,18 +10,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import type { BundleFilter, BundleKey } from '../../src/domain/bundle.js';
-import { STATUS, TYPE } from '../../src/domain/enums.js';
-import type { OrderFilter, OrderKey } from '../../src/domain/order.js';
-import type { Page, PageRequest } from '../../src/domain/page.js';
-import { fileSource } from '../../src/ingest/file-source.js';
-import { ingest } from '../../src/ingest/ingester.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
-import { SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
-import { writeBlocks } from '../../src/store/store.js';
-import { block, hex, order, tempDatabase } from './helpers.js';
+import type { BundleFilter, BundleKey } from '../../../src/domain/bundle.js';
+import { STATUS, TYPE } from '../../../src/domain/enums.js';
+import type { OrderFilter, OrderKey } from '../../../src/domain/order.js';
+import type { Page, PageRequest } from '../../../src/domain/page.js';
+import { fileSource } from '../../../src/ingest/file-source.js';
+import { ingest } from '../../../src/ingest/ingester.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/store.js';
+import { SCHEMA_VERSION } from '../../../src/store/sqlite/schema.js';
+import { writeBlocks } from '../../../src/store/store.js';
+import { block, hex, order, tempDatabase } from '../helpers.js';
 
-const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/store-v3/', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../../../test/fixtures/store-v3/', import.meta.url));
 const unzip = (name: string, to: string) => writeFileSync(to, gunzipSync(readFileSync(join(FIXTURE, name))));
 
 const ORDER_FILTERS: OrderFilter[] = [

@@ -1,6 +1,8 @@
 /**
- * SQL expressions that make SQLite emit each API node as JSON text, so that a
- * page of a thousand rows never becomes a thousand JS objects. The format is
+ * SQL expressions that make the database emit each API node as JSON text, so
+ * that a page of a thousand rows never becomes a thousand JS objects. Written
+ * once for both backends: what their SQL spells differently comes from the
+ * dialect (./sql-dialect.ts). The format is
  * protobuf JSON as the original node prints it: lowerCamel keys in field
  * order, 64-bit integers as strings, enums as names (a number the table does
  * not know stays a bare number), every scalar present, an unset message null,
@@ -15,6 +17,7 @@ import {
   TimeInForce,
   type EnumTable,
 } from '../domain/enums.js';
+import type { SqlDialect } from './sql-dialect.js';
 
 /** A SQL string literal. */
 export function sqlText(s: string): string {
@@ -26,7 +29,7 @@ function enumJson(table: EnumTable, column: string): string {
   const arms = table.names
     .map((name, n) => (name === undefined ? '' : ` WHEN ${n} THEN ${sqlText(JSON.stringify(name))}`))
     .join('');
-  return `(CASE ${column}${arms} ELSE ${column} END)`;
+  return `(CASE ${column}${arms} ELSE CAST(${column} AS TEXT) END)`;
 }
 
 /**
@@ -57,8 +60,8 @@ function render(pieces: Piece[]): string {
   return `concat(${args.join(', ')})`;
 }
 
-/** A string column as a JSON string, escaped by SQLite. */
-const str = (column: string): Piece[] => [sql(`json_quote(${column})`)];
+/** A string column as a JSON string, escaped by the database. */
+const str = (d: SqlDialect, column: string): Piece[] => [sql(d.jsonString(column))];
 
 /**
  * A 64-bit integer column as a JSON string. An integer becomes its exact
@@ -118,15 +121,15 @@ export function orderIdOfNode(json: string): string {
  * The Order node of ListOrdersResponse, from a row of orders_current aliased
  * `o`, joined to its rows of markets (`m`) and parties (`p`).
  */
-export function orderJsonSql(o: string, m: string, p: string): string {
+export function orderJsonSql(d: SqlDialect, o: string, m: string, p: string): string {
   const c = (name: string) => `${o}.${name}`;
   return object([
     // Hex needs no JSON escaping.
-    ['id', [text('"'), sql(`lower(hex(${c('id_bytes')}))`), text('"')]],
-    ['marketId', str(`${m}.id`)],
-    ['partyId', str(`${p}.id`)],
+    ['id', [text('"'), sql(d.lowerHex(c('id_bytes'))), text('"')]],
+    ['marketId', str(d, `${m}.id`)],
+    ['partyId', str(d, `${p}.id`)],
     ['side', enumValue(Side, c('side'))],
-    ['price', str(c('price'))],
+    ['price', str(d, c('price'))],
     ['size', int64(c('size'))],
     ['remaining', int64(c('remaining'))],
     ['timeInForce', enumValue(TimeInForce, c('time_in_force'))],
@@ -134,7 +137,7 @@ export function orderJsonSql(o: string, m: string, p: string): string {
     ['createdAt', int64(c('created_at'))],
     ['status', enumValue(OrderStatus, c('status'))],
     ['expiresAt', int64(c('expires_at'))],
-    ['reference', str(c('reference'))],
+    ['reference', str(d, c('reference'))],
     // Set to ORDER_ERROR_UNSPECIFIED is the same as not set: the original keeps 0 for both.
     { optional: `${c('reason')} <> 0`, key: 'reason', value: enumValue(OrderError, c('reason')) },
     ['updatedAt', int64(c('updated_at'))],
@@ -146,10 +149,10 @@ export function orderJsonSql(o: string, m: string, p: string): string {
       key: 'peggedOrder',
       value: objectPieces([
         ['reference', enumValue(PeggedReference, c('pegged_reference'))],
-        ['offset', str(c('pegged_offset'))],
+        ['offset', str(d, c('pegged_offset'))],
       ]),
     },
-    ['liquidityProvisionId', str(c('lp_id'))],
+    ['liquidityProvisionId', str(d, c('lp_id'))],
     ['postOnly', bool(c('post_only'))],
     ['reduceOnly', bool(c('reduce_only'))],
     {
@@ -166,24 +169,24 @@ export function orderJsonSql(o: string, m: string, p: string): string {
 
 /**
  * "0x" and the lowercase hex of every node signature of the bundle, in
- * ascending byte order (BLOB order is memcmp order); "" when none has arrived.
+ * ascending byte order (both databases order bytes as memcmp does); "" when none has arrived.
  */
-function packedSignatures(signatureId: string): string {
+function packedSignatures(d: SqlDialect, signatureId: string): string {
   return (
-    `COALESCE((SELECT '0x' || group_concat(lower(hex(s.sig)), '' ORDER BY s.sig) ` +
+    `COALESCE((SELECT '0x' || string_agg(${d.lowerHex('s.sig')}, '' ORDER BY s.sig) ` +
     `FROM node_signatures AS s WHERE s.resource_id = ${signatureId}), '')`
   );
 }
 
 /** The ERC20MultiSigSignerAddedBundle node, from a row of signer_added aliased `b`. */
-export function bundleJsonSql(b: string): string {
+export function bundleJsonSql(d: SqlDialect, b: string): string {
   const c = (name: string) => `${b}.${name}`;
   return object([
-    ['newSigner', str(c('new_signer'))],
-    ['submitter', str(c('submitter'))],
-    ['nonce', str(c('nonce'))],
+    ['newSigner', str(d, c('new_signer'))],
+    ['submitter', str(d, c('submitter'))],
+    ['nonce', str(d, c('nonce'))],
     ['timestamp', int64(c('timestamp'))],
-    ['signatures', [text('"'), sql(packedSignatures(c('signature_id'))), text('"')]],
+    ['signatures', [text('"'), sql(packedSignatures(d, c('signature_id'))), text('"')]],
     ['epochSeq', int64(c('epoch_seq'))],
   ]);
 }

@@ -1,15 +1,15 @@
 /**
  * A WriteStore whose SQLite connection lives on a thread of its own. The
  * caller's thread reads and decodes the source and turns blocks into rows as
- * they complete (GroupRows, ./sqlite-rows.ts); the writer thread only binds
+ * they complete (GroupRows, ../rows.ts); the writer thread only binds
  * and commits them. While one group is being committed the next is read,
  * which takes ingestion from one core to two.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { GroupRows, transferables } from './sqlite-rows.js';
-import type { CommittedBlock, WriteStore } from './store.js';
-import type { WriterReply, WriterRequest } from './sqlite-writer-thread.js';
+import { GroupRows, transferables } from '../rows.js';
+import type { CommittedBlock, WriteStore } from '../store.js';
+import type { WriterReply, WriterRequest } from './writer-thread.js';
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
@@ -31,7 +31,7 @@ export class SqliteWriter implements WriteStore<GroupRows> {
 
   /** Starts the writer thread; fails as opening the database fails (a newer schema, say). */
   static async open(path: string): Promise<SqliteWriter> {
-    const worker = new Worker(new URL('./sqlite-writer-thread.js', import.meta.url), { workerData: { path } });
+    const worker = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { path } });
     const writer = new SqliteWriter(worker);
     try {
       await writer.call({ type: 'ready' });

@@ -6,17 +6,17 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import type { Block } from '../../src/domain/block.js';
-import type { BundleFilter, BundleKey, SignerAdded } from '../../src/domain/bundle.js';
-import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
-import { NETWORK_PARTY, type Order, type OrderFilter, type OrderKey } from '../../src/domain/order.js';
-import type { Page, PageRequest } from '../../src/domain/page.js';
-import type { QueryStore } from '../../src/store/store.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.js';
-import { encodeOrder } from '../../src/wire/order-message.js';
-import { createModelStore } from '../support/model.js';
-import { block, hex, order, random, tempDatabase, T0 } from './helpers.js';
-import { writeBlocks } from '../../src/store/store.js';
+import type { Block } from '../../../src/domain/block.js';
+import type { BundleFilter, BundleKey, SignerAdded } from '../../../src/domain/bundle.js';
+import { STATUS, TIF, TYPE } from '../../../src/domain/enums.js';
+import { NETWORK_PARTY, type Order, type OrderFilter, type OrderKey } from '../../../src/domain/order.js';
+import type { Page, PageRequest } from '../../../src/domain/page.js';
+import type { QueryStore } from '../../../src/store/store.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/store.js';
+import { encodeOrder } from '../../../src/wire/order-message.js';
+import { createModelStore } from '../../support/model.js';
+import { block, hex, order, random, tempDatabase, T0 } from '../helpers.js';
+import { writeBlocks } from '../../../src/store/store.js';
 
 const rnd = random(20240601);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;

@@ -1,0 +1,16 @@
+/**
+ * What the SQL of the two backends does not share. Everything else a page
+ * query says (row-value keyset bounds, merged UNION ALL arms, the JSON each
+ * node is built as) is written once, in ./page-sql.ts and ./node-json.ts, and
+ * each backend hands in its dialect (./sqlite/dialect.ts, ./postgres/dialect.ts).
+ * Queries are written with `?` placeholders; a backend that numbers its
+ * parameters renumbers them when it prepares the statement.
+ */
+export interface SqlDialect {
+  /** Text after `table AS alias` that makes the query scan this index; '' where the database's planner picks. */
+  indexHint(index: string): string;
+  /** A text expression as a JSON string, quoted and escaped. */
+  jsonString(expression: string): string;
+  /** A bytes expression as lower-case hexadecimal text. */
+  lowerHex(expression: string): string;
+}

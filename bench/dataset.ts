@@ -59,7 +59,7 @@ export async function ingestedDataset(spec: DatasetSpec): Promise<Dataset> {
   if (!existsSync(done)) {
     rmSync(dataDir, { recursive: true, force: true });
     log(`ingesting ${summary.events} events into ${dataDir}`);
-    const store = openStore({ dataDir });
+    const store = await openStore({ dataDir });
     const started = Date.now();
     const stats = await ingest(fileSource(file), store);
     await store.close();

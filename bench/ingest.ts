@@ -19,7 +19,7 @@ const rate = (n: number) => `${Math.round(n).toLocaleString('en-US')} events/s`;
 
 async function timedIngest(file: string, dataDir: string, commit?: Partial<CommitLimits>, writerThread = true) {
   rmSync(dataDir, { recursive: true, force: true });
-  const store = writerThread ? await openWriter({ dataDir }) : openStore({ dataDir });
+  const store = writerThread ? await openWriter({ dataDir }) : await openStore({ dataDir });
   const t = performance.now();
   const stats = await ingest(fileSource(file), store, { commit });
   const secs = (performance.now() - t) / 1000;

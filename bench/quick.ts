@@ -64,7 +64,7 @@ async function http(url: string): Promise<Measure> {
 
 /** The same query straight on the store, in this process, one at a time. */
 async function raw(dataDir: string, path: string): Promise<Measure> {
-  const store = openStore({ dataDir, readonly: true });
+  const store = await openStore({ dataDir }, { readonly: true });
   const q = readQuery(path);
   const filter = readOrderFilter(q);
   const page = readPagination(q, orderCursors);

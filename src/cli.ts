@@ -11,33 +11,37 @@ import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/inges
 import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
 import { writeEventFile } from './simulate/write.js';
-import { DEFAULT_DATA_DIR, openStore, openWriter } from './store/open.js';
+import { DEFAULT_DATA_DIR, openStore, openWriter, type StoreConfig } from './store/open.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
 
 Usage:
-  ledger-query serve    [--port N] [--host H] [--data-dir DIR] [--source SPEC [--follow] [--allow-gaps]]
-  ledger-query ingest   FILE|SPEC... [--data-dir DIR] [--allow-gaps]
+  ledger-query serve    [--port N] [--host H] [STORE] [--source SPEC [--follow] [--allow-gaps]]
+  ledger-query ingest   FILE|SPEC... [STORE] [--allow-gaps]
   ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
-  ledger-query demo     [--port N] [--host H] [--data-dir DIR] [--blocks N] [--seed S]
+  ledger-query demo     [--port N] [--host H] [STORE] [--blocks N] [--seed S]
   ledger-query COMMAND --help
 
-Environment: LEDGER_DATA_DIR (default ${DEFAULT_DATA_DIR}), PORT (default 3008).
+STORE is --data-dir DIR (the embedded store, the default) or --database-url postgres://...
+Environment: LEDGER_DATA_DIR (default ${DEFAULT_DATA_DIR}), DATABASE_URL, PORT (default 3008).
 `;
 
+const STORE_HELP = `--data-dir DIR  embedded store folder (env LEDGER_DATA_DIR, default ${DEFAULT_DATA_DIR})
+  --database-url URL  a PostgreSQL database instead, postgres://user:password@host:port/db (env DATABASE_URL)`;
+
 const HELP = {
-  serve: `ledger-query serve [--port N] [--host H] [--data-dir DIR] [--source SPEC [--follow] [--allow-gaps]]
+  serve: `ledger-query serve [--port N] [--host H] [STORE] [--source SPEC [--follow] [--allow-gaps]]
   Serves the REST API (data node API v0.73 paths) over the store in DIR and,
   with --source, ingests live in a worker thread while serving.
   --port N        port to listen on (env PORT, default 3008)
   --host H        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
-  --data-dir DIR  store folder (env LEDGER_DATA_DIR, default ${DEFAULT_DATA_DIR})
+  ${STORE_HELP}
   --source SPEC   ${SOURCE_SPEC_HELP.replace(/\n/g, '\n                  ')}
   --follow        keep reading a file:// source as the core appends to it
   --allow-gaps    accept a jump in block height instead of stopping
   Ingestion progress: GET /api/v2/ingest/status.
 `,
-  ingest: `ledger-query ingest FILE|SPEC... [--data-dir DIR] [--allow-gaps]
+  ingest: `ledger-query ingest FILE|SPEC... [STORE] [--allow-gaps]
   Stores the blocks of framed event files (uint32 size | uint64 seq | BusEvent),
   plain or gzip-compressed, regular files, pipes or FIFOs (e.g. <(gunzip -c f.gz)),
   or of any --source SPEC of serve (e.g. ndjson://events.ndjson, - for NDJSON on
@@ -47,7 +51,7 @@ const HELP = {
   every whole block and names the incomplete one. Nothing of an incomplete
   block is stored.
   --allow-gaps    accept a jump in block height instead of stopping
-  --data-dir DIR  store folder (env LEDGER_DATA_DIR, default ${DEFAULT_DATA_DIR})
+  ${STORE_HELP}
 `,
   simulate: `ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   Writes a deterministic synthetic network's event file in the core's framing.
@@ -56,7 +60,7 @@ const HELP = {
   --seed S                random seed (default 1)
   --orders-per-block N    average new orders per block (default 50)
 `,
-  demo: `ledger-query demo [--port N] [--host H] [--data-dir DIR] [--blocks N] [--seed S]
+  demo: `ledger-query demo [--port N] [--host H] [STORE] [--blocks N] [--seed S]
   Simulates a network (once), ingests it and serves it, printing example queries.
   Defaults: --data-dir ./data/demo, --blocks 500, --seed 1.
 `,
@@ -64,6 +68,7 @@ const HELP = {
 
 const common = {
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -93,6 +98,19 @@ function port(value: string | undefined): number {
 
 const dataDirOf = (v: string | undefined, fallback = DEFAULT_DATA_DIR) => v ?? process.env.LEDGER_DATA_DIR ?? fallback;
 
+/** The store the options name: PostgreSQL with --database-url (or DATABASE_URL), else the embedded store. */
+function storeOf(values: { 'data-dir'?: string | undefined; 'database-url'?: string | undefined }, fallbackDir?: string): StoreConfig {
+  if (values['database-url'] !== undefined && values['data-dir'] !== undefined) {
+    throw new UsageError('give --data-dir or --database-url, not both');
+  }
+  // An explicit --data-dir wins over DATABASE_URL in the environment.
+  const url = values['database-url'] ?? (values['data-dir'] === undefined ? process.env.DATABASE_URL || undefined : undefined);
+  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) {
+    throw new UsageError(`--database-url must be a postgres:// URL, got "${url.replace(/\/\/[^@/]*@/, '//***@')}"`);
+  }
+  return { dataDir: dataDirOf(values['data-dir'], fallbackDir), databaseUrl: url };
+}
+
 async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, {
     port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
@@ -102,11 +120,11 @@ async function serve(args: string[]): Promise<void> {
   // Checked before anything starts; the worker opens the source itself.
   const kind = values.source === undefined ? undefined : parseSourceSpec(values.source).kind;
   if (values.follow && kind !== 'file') throw new UsageError('--follow goes with a --source file://PATH');
-  const dataDir = dataDirOf(values['data-dir']);
+  const store = storeOf(values);
   const live = values.source === undefined ? undefined : {
     spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
   };
-  await startServer(dataDir, values.host ?? '127.0.0.1', port(values.port), live);
+  await startServer(store, values.host ?? '127.0.0.1', port(values.port), live);
 }
 
 interface LiveSource {
@@ -115,17 +133,17 @@ interface LiveSource {
   allowGaps: boolean;
 }
 
-async function startServer(dataDir: string, host: string, portNumber: number, live?: LiveSource): Promise<string> {
+async function startServer(config: StoreConfig, host: string, portNumber: number, live?: LiveSource): Promise<string> {
   // Created and migrated first; the HTTP thread then only ever reads (the ingestion worker writes).
-  await openStore({ dataDir }).close();
-  const store = openStore({ dataDir, readonly: true });
+  await (await openStore(config)).close();
+  const store = await openStore(config, { readonly: true });
   let ingestion: BackgroundIngest | undefined;
   const app = await buildServer({
     store, logger: { level: process.env.LOG_LEVEL ?? 'info' }, logRequests: process.env.LOG_REQUESTS === '1',
     ingestStatus: live && (() => ingestion!.status()),
   });
   ingestion = live && startBackgroundIngest({
-    dataDir, ...live,
+    store: config, ...live,
     onLog: (level, msg) => app.log[level](msg),
     onListening: (a) => app.log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
   });
@@ -158,9 +176,9 @@ function sourceOf(arg: string) {
   return { source: fileSource(arg), bytes: plainFileSize(arg) };
 }
 
-async function ingestFiles(args: string[], dataDir: string, allowGaps: boolean): Promise<void> {
+async function ingestFiles(args: string[], config: StoreConfig, allowGaps: boolean): Promise<void> {
   const sources = args.map(sourceOf);
-  const store = await openWriter({ dataDir });
+  const store = await openWriter(config);
   try {
     for (const { source, bytes } of sources) {
       const progress = new ProgressReporter(process.stderr, bytes);
@@ -192,7 +210,7 @@ async function ingestCommand(args: string[]): Promise<void> {
   const { values, positionals } = parse(args, { 'allow-gaps': { type: 'boolean' } }, true);
   if (values.help) return void process.stdout.write(HELP.ingest);
   if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
-  await ingestFiles(positionals, dataDirOf(values['data-dir']), values['allow-gaps'] ?? false);
+  await ingestFiles(positionals, storeOf(values), values['allow-gaps'] ?? false);
 }
 
 async function simulate(args: string[]): Promise<void> {
@@ -222,13 +240,13 @@ async function demo(args: string[]): Promise<void> {
     port: { type: 'string' }, host: { type: 'string' }, blocks: { type: 'string' }, seed: { type: 'string' },
   });
   if (values.help) return void process.stdout.write(HELP.demo);
-  const dataDir = dataDirOf(values['data-dir'], join(DEFAULT_DATA_DIR, 'demo'));
-  const file = join(dataDir, 'demo.events');
+  const store = storeOf(values, join(DEFAULT_DATA_DIR, 'demo'));
+  const file = join(store.dataDir, 'demo.events');
   if (!existsSync(file)) {
     await simulate(['--out', file, '--blocks', values.blocks ?? '500', '--seed', values.seed ?? '1']);
   }
-  await ingestFiles([file], dataDir, false);
-  const address = await startServer(dataDir, values.host ?? '127.0.0.1', port(values.port));
+  await ingestFiles([file], store, false);
+  const address = await startServer(store, values.host ?? '127.0.0.1', port(values.port));
   const base = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   console.log(`
 ledger-query is serving the demo network at ${base} (Ctrl-C stops it). Try:

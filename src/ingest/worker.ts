@@ -3,14 +3,14 @@
  * stalls the HTTP thread. Talks to ./background.ts through messages.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openWriter } from '../store/open.js';
+import { openWriter, type StoreConfig } from '../store/open.js';
 import type { WriteStore } from '../store/store.js';
 import { IngestError } from './errors.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingester.js';
 import { openSourceSpec } from './source-spec.js';
 
 export interface WorkerInput {
-  dataDir: string;
+  store: StoreConfig;
   spec: string;
   follow: boolean;
   allowGaps: boolean;
@@ -28,7 +28,7 @@ const PROGRESS_EVERY_MS = 100;
 async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal: AbortSignal): Promise<void> {
   let store: WriteStore;
   try {
-    store = await openWriter({ dataDir: input.dataDir });
+    store = await openWriter(input.store);
   } catch (e) {
     return post({ type: 'failed', message: (e as Error).message, stats: undefined });
   }

@@ -7,6 +7,9 @@ import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../domain/order.js';
 import type { Page, PageRequest } from '../domain/page.js';
 
+/** The database's schema is not the version this ledger-query works with. */
+export class SchemaVersionError extends Error {}
+
 /** The newest block committed, stored in the same transaction as its rows. */
 export interface CommittedBlock {
   height: bigint;

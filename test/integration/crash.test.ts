@@ -61,7 +61,7 @@ const QUERIES = [
 ];
 
 async function answers(dataDir: string): Promise<string[]> {
-  const store: Store = openStore({ dataDir, readonly: true });
+  const store: Store = await openStore({ dataDir }, { readonly: true });
   const app: FastifyInstance = await buildServer({ store });
   try {
     const out: string[] = [];

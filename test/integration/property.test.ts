@@ -30,7 +30,7 @@ let blocks: Block[];
 before(async () => {
   const file = join(dir, 'sim.events');
   await writeEventFile(file, { seed: 5, blocks: 80, ordersPerBlock: 15 });
-  store = openStore({ dataDir: dir });
+  store = await openStore({ dataDir: dir });
   await ingest(fileSource(file), store);
   blocks = await readBlocks(file);
   real = await buildServer({ store });

@@ -9,6 +9,7 @@ import type { Order } from '../../domain/order.js';
 import { toMicros } from '../../domain/time.js';
 import { encodeOrder } from '../../wire/order-message.js';
 import { orderKeyOfBytes } from '../order-key.js';
+import { SchemaVersionError } from '../store.js';
 
 export interface Migration {
   version: number;
@@ -329,7 +330,6 @@ function orderOfV1Row(r: V1OrderRow): Order {
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-export class SchemaVersionError extends Error {}
 
 export function schemaVersion(db: Database.Database): number {
   return Number(db.pragma('user_version', { simple: true }));

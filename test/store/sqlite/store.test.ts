@@ -7,9 +7,9 @@ import { NETWORK_PARTY, isLive, type Order } from '../../../src/domain/order.js'
 import type { PageRequest } from '../../../src/domain/page.js';
 import { decodeOrder } from '../../../src/wire/order-message.js';
 import { openSqliteStore } from '../../../src/store/sqlite/store.js';
-import { MIGRATIONS, SCHEMA_VERSION, SchemaVersionError } from '../../../src/store/sqlite/schema.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/store/sqlite/schema.js';
 import { block, blockTime, hex, order, tempDatabase, tempStore } from '../helpers.js';
-import { writeBlocks } from '../../../src/store/store.js';
+import { SchemaVersionError, writeBlocks } from '../../../src/store/store.js';
 
 const FIRST_100: PageRequest<never> = { newestFirst: false, mode: 'first', limit: 100 };
 

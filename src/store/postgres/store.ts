@@ -1,0 +1,215 @@
+/**
+ * The PostgreSQL store. Queries come from ../page-sql.ts with PostgreSQL's
+ * dialect, through a pool; blocks are written by ./writer.ts on a connection
+ * of its own that holds the writer lock. Any number of these stores may read
+ * one database (or its replicas); one writes.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
+import type { OrderFilter, OrderKey } from '../../domain/order.js';
+import type { Page, PageRequest } from '../../domain/page.js';
+import { orderIdOfNode } from '../node-json.js';
+import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
+import { assemblePage, type OrderStats } from '../plan.js';
+import { GroupRows, type SqlValue } from '../rows.js';
+import type { CommittedBlock, Store } from '../store.js';
+import { newPool } from './connection.js';
+import { numberedPlaceholders, POSTGRES } from './dialect.js';
+import { checkSchema, migrate } from './schema.js';
+import { PostgresWriter } from './writer.js';
+
+export interface PostgresStoreOptions {
+  url: string;
+  /** Never migrate or write (SELECT rights suffice; a read replica will do). */
+  readonly?: boolean;
+  /** Connections for queries (default 4). */
+  poolSize?: number;
+}
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const pool = newPool(options.url, options.poolSize ?? DEFAULT_POOL_SIZE);
+  try {
+    const client = await pool.connect();
+    try {
+      if (options.readonly) await checkSchema(client);
+      else await migrate(client);
+    } finally {
+      client.release();
+    }
+  } catch (e) {
+    await pool.end();
+    throw e;
+  }
+  return new PostgresStore(pool, options);
+}
+
+/** Queries run on the server's processes, not on this thread: a few connections keep both cores busy. */
+const DEFAULT_POOL_SIZE = 4;
+
+/**
+ * How long the planner's counts are reused. They only steer which index a
+ * query walks (never what it returns), and change a little with each block;
+ * reading them is a round trip that a page should not pay every time.
+ */
+const STATS_MAX_AGE_MS = 1000;
+
+/** A named statement per distinct text: each pooled connection parses and plans it once. */
+function statementName(text: string): string {
+  return `lq_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+}
+
+/** The statement text of a page, prepared once per text: the expansion is not free. */
+class StatementTexts {
+  private readonly texts = new Map<string, { text: string; name: string }>();
+  constructor(private readonly capacity: number) {}
+
+  get(sql: string): { text: string; name: string } {
+    let t = this.texts.get(sql);
+    if (t === undefined) {
+      const text = numberedPlaceholders(expandSql(sql, POSTGRES));
+      t = { text, name: statementName(text) };
+      if (this.texts.size >= this.capacity) this.texts.delete(this.texts.keys().next().value!);
+      this.texts.set(sql, t);
+    }
+    return t;
+  }
+}
+
+/**
+ * A page and everything its answer names, in ONE statement, so in one
+ * snapshot: the rows, then a last row holding the last block and whether a
+ * row lies beyond the cursor. PostgreSQL runs the arms of a UNION ALL in turn
+ * (Append), so the page's rows come first and in the order their subquery
+ * returns them; the tests walk every row of many pages both ways.
+ */
+function pageStatement(q: PageQueries): { sql: string; params: SqlValue[] } {
+  const beyond = q.beyond ? `EXISTS (${q.beyond.sql})` : 'false';
+  return {
+    sql:
+      `SELECT page.json, page.k1, page.k2, NULL::numeric AS height, NULL::bigint AS time, NULL::boolean AS beyond ` +
+      `FROM (${q.rows.sql}) AS page UNION ALL ` +
+      `SELECT NULL, NULL, NULL, (SELECT height FROM last_block), (SELECT time FROM last_block), ${beyond}`,
+    params: [...q.rows.params, ...(q.beyond?.params ?? [])],
+  };
+}
+
+type PageRowValues = [json: string | null, k1: bigint | null, k2: unknown, height: string | null, time: bigint | null, beyond: boolean | null];
+
+export class PostgresStore implements Store<GroupRows> {
+  private readonly texts = new StatementTexts(512);
+  private stats: { read: number; value: Promise<OrderStats> } | undefined;
+  private writer: Promise<PostgresWriter> | undefined;
+
+  constructor(private readonly pool: pg.Pool, private readonly options: PostgresStoreOptions) {}
+
+  async listOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<Page<OrderKey>> {
+    const queries = orderQueries(POSTGRES, filter, page, await this.orderStats());
+    if (queries === undefined) {
+      const last = await this.lastBlock();
+      const empty: Page<OrderKey> = { rows: [], hasNextPage: false, hasPreviousPage: false };
+      return last ? { ...empty, lastBlock: { height: last.height, time: last.time } } : empty;
+    }
+    return this.run(page, queries, (json, k1) => ({ createdAt: k1, id: orderIdOfNode(json) }));
+  }
+
+  async listBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>> {
+    return this.run(page, bundleQueries(POSTGRES, filter, page), (_json, k1, k2) => ({ timestamp: k1, signatureId: k2 as string }));
+  }
+
+  async lastBlock(): Promise<CommittedBlock | undefined> {
+    const { rows } = await this.pool.query<{ height: string; time: bigint; chain_id: string; hash: string }>(
+      'SELECT height, time, chain_id, hash FROM last_block WHERE only_row = 1',
+    );
+    const row = rows[0];
+    return row && { height: BigInt(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
+  }
+
+  async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
+    const { rows } = await this.pool.query<{ height: string; hash: string }>(
+      'SELECT height, hash FROM blocks WHERE height BETWEEN $1 AND $2', [from, to],
+    );
+    return new Map(rows.map((r) => [BigInt(r.height), r.hash]));
+  }
+
+  newBatch(): GroupRows {
+    return new GroupRows();
+  }
+
+  /** Writes through a writer opened on first use; it fails if another instance holds the writer lock. */
+  async write(batch: GroupRows): Promise<void> {
+    if (this.options.readonly) throw new Error('the store was opened read-only');
+    this.writer ??= PostgresWriter.open(this.options.url, {});
+    await (await this.writer).write(batch);
+  }
+
+  async close(): Promise<void> {
+    const writer = this.writer;
+    this.writer = undefined;
+    await (await writer?.catch(() => undefined))?.close();
+    await this.pool.end();
+  }
+
+  /** The planner's view of the current orders, reused for up to STATS_MAX_AGE_MS. */
+  orderStats(): Promise<OrderStats> {
+    const now = Date.now();
+    if (this.stats === undefined || now - this.stats.read > STATS_MAX_AGE_MS) {
+      const value = this.readOrderStats();
+      this.stats = { read: now, value };
+      // A failed read is not kept: the next page asks again.
+      value.catch(() => {
+        if (this.stats?.value === value) this.stats = undefined;
+      });
+    }
+    return this.stats.value;
+  }
+
+  /**
+   * EXPLAIN of the one statement a listOrders call runs: for tests and for
+   * anyone asking why a query is slow.
+   */
+  async explainOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<string[]> {
+    const queries = orderQueries(POSTGRES, filter, page, await this.orderStats());
+    return queries === undefined ? [] : this.explain(queries);
+  }
+
+  async explainBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<string[]> {
+    return this.explain(bundleQueries(POSTGRES, filter, page));
+  }
+
+  private async readOrderStats(): Promise<OrderStats> {
+    const { rows } = await this.pool.query({ text: 'SELECT dimension, value, n FROM order_counts', rowMode: 'array' });
+    const counts = new Map<string, number>();
+    let total = 0;
+    for (const [dimension, value, n] of rows as [string, number, bigint][]) {
+      counts.set(`${dimension}:${value}`, Number(n));
+      if (dimension === 'status') total += Number(n);
+    }
+    return {
+      total,
+      live: counts.get('live:1') ?? 0,
+      count: (dimension, value) => counts.get(`${dimension}:${value}`) ?? 0,
+    };
+  }
+
+  /** Runs a page's statement; `key` reads a row's listing key from its node and key columns. */
+  private async run<K>(page: PageRequest<K>, queries: PageQueries, key: (json: string, k1: bigint, k2: unknown) => K): Promise<Page<K>> {
+    const statement = pageStatement(queries);
+    const { text, name } = this.texts.get(statement.sql);
+    const result = await this.pool.query<PageRowValues>({ name, text, values: statement.params, rowMode: 'array' });
+    const rows = result.rows;
+    const meta = rows.pop();
+    if (meta === undefined || meta[0] !== null) throw new Error('page statement returned no block row');
+    const found = rows.map(([json, k1, k2]) => ({ json: json!, key: key(json!, k1!, k2) }));
+    const assembled = assemblePage(page, found, meta[5] === true);
+    const [, , , height, time] = meta;
+    return height === null ? assembled : { ...assembled, lastBlock: { height: BigInt(height), time: time! } };
+  }
+
+  private async explain(queries: PageQueries): Promise<string[]> {
+    const statement = pageStatement(queries);
+    const text = numberedPlaceholders(expandSql(statement.sql, POSTGRES));
+    const { rows } = await this.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, statement.params);
+    return rows.map((r) => r['QUERY PLAN']);
+  }
+}

@@ -12,11 +12,12 @@ import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
 import { writeEventFile } from './simulate/write.js';
 import { DEFAULT_DATA_DIR, openStore, openWriter, type StoreConfig } from './store/open.js';
+import { SchemaVersionError } from './store/store.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
 
 Usage:
-  ledger-query serve    [--port N] [--host H] [STORE] [--source SPEC [--follow] [--allow-gaps]]
+  ledger-query serve    [--port N] [--host H] [STORE] [--source SPEC [--follow] [--allow-gaps] | --no-ingest]
   ledger-query ingest   FILE|SPEC... [STORE] [--allow-gaps]
   ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   ledger-query demo     [--port N] [--host H] [STORE] [--blocks N] [--seed S]
@@ -30,16 +31,21 @@ const STORE_HELP = `--data-dir DIR  embedded store folder (env LEDGER_DATA_DIR, 
   --database-url URL  a PostgreSQL database instead, postgres://user:password@host:port/db (env DATABASE_URL)`;
 
 const HELP = {
-  serve: `ledger-query serve [--port N] [--host H] [STORE] [--source SPEC [--follow] [--allow-gaps]]
-  Serves the REST API (data node API v0.73 paths) over the store in DIR and,
-  with --source, ingests live in a worker thread while serving.
+  serve: `ledger-query serve [--port N] [--host H] [STORE] [--source SPEC [--follow] [--allow-gaps] | --no-ingest]
+  Serves the REST API (data node API v0.73 paths) over the store and, with
+  --source, ingests live in a worker thread while serving. Without --no-ingest
+  it creates or migrates the store first. With --database-url, several
+  instances may share one database: of those given a --source, one ingests
+  (the writer) and the others wait as standbys, serving queries, until it goes.
   --port N        port to listen on (env PORT, default 3008)
   --host H        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
   ${STORE_HELP}
   --source SPEC   ${SOURCE_SPEC_HELP.replace(/\n/g, '\n                  ')}
   --follow        keep reading a file:// source as the core appends to it
   --allow-gaps    accept a jump in block height instead of stopping
-  Ingestion progress: GET /api/v2/ingest/status.
+  --no-ingest     queries only: never migrate or write (a PostgreSQL role with
+                  SELECT rights, or a read replica, will do)
+  Role (writer, standby, reader) and ingestion progress: GET /api/v2/ingest/status.
 `,
   ingest: `ledger-query ingest FILE|SPEC... [STORE] [--allow-gaps]
   Stores the blocks of framed event files (uint32 size | uint64 seq | BusEvent),
@@ -114,9 +120,11 @@ function storeOf(values: { 'data-dir'?: string | undefined; 'database-url'?: str
 async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, {
     port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
-    follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' },
+    follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' }, 'no-ingest': { type: 'boolean' },
   });
   if (values.help) return void process.stdout.write(HELP.serve);
+  const readOnly = values['no-ingest'] ?? false;
+  if (readOnly && values.source !== undefined) throw new UsageError('--no-ingest serves queries only: give it no --source');
   // Checked before anything starts; the worker opens the source itself.
   const kind = values.source === undefined ? undefined : parseSourceSpec(values.source).kind;
   if (values.follow && kind !== 'file') throw new UsageError('--follow goes with a --source file://PATH');
@@ -124,7 +132,7 @@ async function serve(args: string[]): Promise<void> {
   const live = values.source === undefined ? undefined : {
     spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
   };
-  await startServer(store, values.host ?? '127.0.0.1', port(values.port), live);
+  await startServer(store, values.host ?? '127.0.0.1', port(values.port), live, readOnly);
 }
 
 interface LiveSource {
@@ -133,9 +141,16 @@ interface LiveSource {
   allowGaps: boolean;
 }
 
-async function startServer(config: StoreConfig, host: string, portNumber: number, live?: LiveSource): Promise<string> {
+/**
+ * Serves queries, ingesting `live` meanwhile. A `readOnly` instance never
+ * migrates: its role may be allowed SELECT only, or its database be a replica.
+ */
+async function startServer(config: StoreConfig, host: string, portNumber: number, live?: LiveSource, readOnly = false): Promise<string> {
+  if (readOnly && config.databaseUrl === undefined && !existsSync(join(config.dataDir, 'ledger.db'))) {
+    throw new SchemaVersionError(`no ledger-query store in ${config.dataDir}: ingest into it, or serve without --no-ingest, once to create it`);
+  }
   // Created and migrated first; the HTTP thread then only ever reads (the ingestion worker writes).
-  await (await openStore(config)).close();
+  if (!readOnly) await (await openStore(config)).close();
   const store = await openStore(config, { readonly: true });
   let ingestion: BackgroundIngest | undefined;
   const app = await buildServer({
@@ -280,6 +295,10 @@ async function main(argv: string[]): Promise<number> {
     if (e instanceof UsageError || e instanceof SourceSpecError) {
       process.stderr.write(`ledger-query ${name}: ${e.message}\n${name in HELP ? HELP[name as keyof typeof HELP] : ''}`);
       return 2;
+    }
+    if (e instanceof SchemaVersionError) {
+      process.stderr.write(`ledger-query ${name}: ${e.message}\n`);
+      return 1;
     }
     if (e instanceof IngestError) {
       process.stderr.write(`ledger-query ${name}: ingestion stopped: ${e.message}\n`);

@@ -1,16 +1,27 @@
-/** GET /api/v2/ingest/status: what live ingestion is doing (serve --source). */
+/**
+ * GET /api/v2/ingest/status: the role this instance holds and what its
+ * ingestion is doing. An instance without a source is a reader: it answers
+ * its role and the last block it sees, so a load balancer or an operator can
+ * ask every instance the same question.
+ */
 import type { FastifyInstance } from 'fastify';
-import type { IngestStatus } from '../ingest/background.js';
+import type { IngestRole, IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
 import { sendJson } from './envelope.js';
-import { ApiError, GrpcCode } from './errors.js';
 import { wantsPretty } from './params.js';
 import { readQuery } from './query.js';
 
 export const INGEST_STATUS_PATH = '/api/v2/ingest/status';
 
+interface StoredBlockStatus {
+  lastBlock?: { height: bigint; time: bigint };
+  lagSeconds?: number;
+}
+
+type StatusBody = (IngestStatus | { role: Extract<IngestRole, 'reader'> }) & StoredBlockStatus;
+
 /** int64 values as strings, as everywhere else in the API. */
-function statusJson(s: IngestStatus): string {
+function statusJson(s: StatusBody): string {
   return JSON.stringify(s, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 }
 
@@ -19,11 +30,10 @@ export async function ingestStatusRoute(
   { status, store }: { status?: () => IngestStatus; store: QueryStore },
 ): Promise<void> {
   app.get(INGEST_STATUS_PATH, async (request, reply) => {
-    if (!status) throw new ApiError(GrpcCode.Unavailable, 'no live ingestion: start serve with --source');
     // The last block comes from the store, so it agrees with what queries see right now;
     // counters and rates come from the worker's latest report.
     const last = await store.lastBlock();
-    const s: IngestStatus = { ...status() };
+    const s: StatusBody = status ? { ...status() } : { role: 'reader' };
     if (last) {
       s.lastBlock = { height: last.height, time: last.time };
       s.lagSeconds = Math.max(0, (Date.now() - Number(last.time / 1_000_000n)) / 1000);

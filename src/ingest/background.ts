@@ -3,8 +3,17 @@ import type { IngestStats } from './ingester.js';
 import { parseSourceSpec, type SourceSpec } from './source-spec.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
-/** What GET /api/v2/ingest/status reports. */
+/**
+ * What an instance does about ingestion: `writer` holds the store's writer
+ * lock and ingests; `standby` has a source but waits for the instance that
+ * holds the lock to go (PostgreSQL only); `reader` has no source.
+ */
+export type IngestRole = 'writer' | 'standby' | 'reader';
+
+/** What GET /api/v2/ingest/status reports for an instance with a source. */
 export interface IngestStatus {
+  /** Standby until the worker has the writer lock: until then it must not be mistaken for the writer. */
+  role: Exclude<IngestRole, 'reader'>;
   source: string;
   state: 'starting' | 'running' | 'finished' | 'stopped' | 'failed';
   error?: string;
@@ -51,7 +60,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
   if (worker.stdin) process.stdin.pipe(worker.stdin);
 
   const status: IngestStatus = {
-    source: input.spec, state: 'starting', events: 0, blocksCommitted: 0, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
+    role: 'standby', source: input.spec, state: 'starting', events: 0, blocksCommitted: 0, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
     eventsPerSecond: 0, skipped: { outsideBlock: 0, byType: {} },
   };
   const samples: { at: number; events: number }[] = [];
@@ -74,6 +83,12 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
   const finished = new Promise<IngestStatus>((resolve) => {
     worker.on('message', (m: WorkerMessage) => {
       switch (m.type) {
+        case 'role':
+          status.role = m.role;
+          onLog?.('info', m.role === 'writer'
+            ? `writer: ingesting ${input.spec}`
+            : 'standby: another instance holds the writer lock; this one takes over when it goes');
+          break;
         case 'progress':
           status.state = 'running';
           apply(m.stats);
@@ -87,7 +102,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
           onLog?.(m.level, m.msg);
           break;
         case 'done':
-          apply(m.stats);
+          if (m.stats) apply(m.stats);
           status.state = stopping ? 'stopped' : 'finished';
           status.eventsPerSecond = 0;
           break;
@@ -118,7 +133,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
         process.stdin.unpipe(worker.stdin);
         worker.stdin.end();
       }
-      // A block in flight is one SQLite transaction: ending the thread rolls it back, never half-commits it.
+      // A group in flight is one transaction: ending the thread rolls it back, never half-commits it.
       const deadline = setTimeout(() => void worker.terminate(), STOP_GRACE_MS).unref();
       const s = await finished;
       clearTimeout(deadline);

@@ -17,10 +17,12 @@ export interface WorkerInput {
 }
 
 export type WorkerMessage =
+  | { type: 'role'; role: 'standby' | 'writer' }
   | { type: 'progress'; stats: IngestStats; position: number }
   | { type: 'listening'; host: string; port: number }
   | { type: 'log'; level: 'info' | 'warn'; msg: string }
-  | { type: 'done'; stats: IngestStats }
+  /** No stats when stopped before it became the writer. */
+  | { type: 'done'; stats: IngestStats | undefined }
   | { type: 'failed'; message: string; stats: IngestStats | undefined };
 
 const PROGRESS_EVERY_MS = 100;
@@ -28,10 +30,17 @@ const PROGRESS_EVERY_MS = 100;
 async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal: AbortSignal): Promise<void> {
   let store: WriteStore;
   try {
-    store = await openWriter(input.store);
+    // With PostgreSQL, instances started with a source elect one writer; the
+    // others wait here as standbys (serving queries meanwhile) until it goes.
+    store = await openWriter(input.store, {
+      wait: true, signal,
+      onStandby: () => post({ type: 'role', role: 'standby' }),
+    });
   } catch (e) {
+    if (signal.aborted) return post({ type: 'done', stats: undefined });
     return post({ type: 'failed', message: (e as Error).message, stats: undefined });
   }
+  post({ type: 'role', role: 'writer' });
   let latest: { stats: IngestStats; position: number } | undefined;
   let lastPost = 0;
   let trailing: NodeJS.Timeout | undefined;

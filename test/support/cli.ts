@@ -1,5 +1,7 @@
 /** Runs the real `ledger-query` command (compiled) as a child process. */
+import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
@@ -10,8 +12,9 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], input?: string): CliResult {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input, timeout: 120_000 });
+/** A command that should fail fast gets a short `timeoutMs`, so one that hangs instead fails the test soon. */
+export function runCli(args: string[], input?: string, timeoutMs = 120_000): CliResult {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input, timeout: timeoutMs });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -56,4 +59,31 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
       child.kill('SIGTERM');
     }),
   };
+}
+
+/** What GET /api/v2/ingest/status answers (the fields the tests read). */
+export interface IngestStatusBody {
+  role: 'writer' | 'standby' | 'reader';
+  state?: string;
+  error?: string;
+  lastBlock?: { height: string; time: string };
+  events?: number;
+  blocksCommitted?: number;
+  blocksAlreadyStored?: number;
+}
+
+export async function ingestStatus(server: RunningServer): Promise<IngestStatusBody> {
+  const res = await fetch(`${server.url}/api/v2/ingest/status`);
+  assert.equal(res.status, 200, `ingest status of ${server.url}`);
+  return (await res.json()) as IngestStatusBody;
+}
+
+/** Polls until `check` holds; returns how long it took. */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 5000, everyMs = 20): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+  return Date.now() - started;
 }

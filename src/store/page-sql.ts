@@ -114,8 +114,14 @@ const dir = (d: SortDirection) => (d === 'asc' ? 'ASC' : 'DESC');
  * indexes and merges them (SQLite: MERGE (UNION ALL); PostgreSQL: Merge
  * Append), reading no more of any arm than the LIMIT needs and never sorting.
  */
-function pageSql(arms: Arm[], direction: SortDirection, limit: number): Arm {
+function pageSql(dialect: SqlDialect, arms: Arm[], direction: SortDirection, limit: number): Arm {
   const order = `ORDER BY k1 ${dir(direction)}, k2 ${dir(direction)} LIMIT ?`;
+  if (dialect.limitEachArm && arms.length > 1) {
+    return {
+      sql: `${arms.map((a) => `(${a.sql} ${order})`).join(' UNION ALL ')} ${order}`,
+      params: [...arms.flatMap((a) => [...a.params, limit]), limit],
+    };
+  }
   return {
     sql: `${arms.map((a) => a.sql).join(' UNION ALL ')} ${order}`,
     params: [...arms.flatMap((a) => a.params), limit],
@@ -221,7 +227,7 @@ export function orderQueries(
   const plan = planOrderQuery(filter, stats);
   if (plan === undefined) return undefined;
   const arms = (range: KeyRange<OrderKey>, columns: Columns) => orderArms(dialect, plan, range, columns);
-  const rows = pageSql(arms(orderKeyRange(scans.rows, plan.dateRange), ORDER_ROW), scans.rows.direction, scans.rows.limit);
+  const rows = pageSql(dialect, arms(orderKeyRange(scans.rows, plan.dateRange), ORDER_ROW), scans.rows.direction, scans.rows.limit);
   if (scans.beyond === undefined) return { rows };
   return { rows, beyond: existsSql(arms(orderKeyRange(scans.beyond, plan.dateRange), ORDER_EXISTS)) };
 }
@@ -252,7 +258,7 @@ function bundleArm(dialect: SqlDialect, filter: BundleFilter, range: KeyRange<Bu
 
 export function bundleQueries(dialect: SqlDialect, filter: BundleFilter, page: PageRequest<BundleKey>): PageQueries {
   const scans = planPage(page);
-  const rows = pageSql([bundleArm(dialect, filter, scanRange(scans.rows), BUNDLE_ROW)], scans.rows.direction, scans.rows.limit);
+  const rows = pageSql(dialect, [bundleArm(dialect, filter, scanRange(scans.rows), BUNDLE_ROW)], scans.rows.direction, scans.rows.limit);
   if (scans.beyond === undefined) return { rows };
   return { rows, beyond: existsSql([bundleArm(dialect, filter, scanRange(scans.beyond), '1')]) };
 }

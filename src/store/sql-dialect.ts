@@ -13,4 +13,9 @@ export interface SqlDialect {
   jsonString(expression: string): string;
   /** A bytes expression as lower-case hexadecimal text. */
   lowerHex(expression: string): string;
+  /**
+   * Whether each arm of a merged page needs its own ORDER BY and LIMIT for
+   * the database to merge the arms along their indexes rather than sort them.
+   */
+  limitEachArm: boolean;
 }

@@ -6,7 +6,7 @@
  * database of its own, so test files run side by side without meeting.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,8 @@ async function freePort(): Promise<number> {
 /** Starts a PostgreSQL server in a temporary folder; its data goes when it stops. */
 export async function startThrowawayServer(): Promise<ThrowawayServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-query-pg-'));
+  // As root, the server runs as a user of its own, which must reach its data folder.
+  chmodSync(dir, 0o755);
   const port = await freePort();
   const password = randomBytes(8).toString('hex');
   const server = new EmbeddedPostgres({

@@ -15,8 +15,31 @@ const types = {
 /** Seen in pg_stat_activity, so an operator can tell our sessions apart. */
 export const APPLICATION_NAME = 'ledger-query';
 
+/**
+ * Settings of the sessions that answer queries:
+ * - a plan for the values at hand each time: a generic plan of a prepared
+ *   page does not know a status is rare, and would walk the whole time index
+ *   for it;
+ * - every page is built to be index range scans in key order (../page-sql.ts),
+ *   and must stay one however the statistics drift: sorting, bitmap and
+ *   sequential scans are ruled out, so that PostgreSQL takes them only where
+ *   no index can serve (seen without: a bitmap scan and a sort for a rare
+ *   status, a sequential scan for the cursor's existence check, whenever
+ *   the estimates made them look cheaper);
+ * - no parallel plans: a page reads a few rows, and its statement relies on
+ *   UNION ALL returning its arms in turn (./store.ts), which a Parallel
+ *   Append would not.
+ */
+const READER_SETTINGS = [
+  'plan_cache_mode=force_custom_plan',
+  'enable_sort=off',
+  'enable_bitmapscan=off',
+  'enable_seqscan=off',
+  'max_parallel_workers_per_gather=0',
+].map((s) => `-c ${s}`).join(' ');
+
 export function newPool(url: string, max: number): pg.Pool {
-  return new pg.Pool({ connectionString: url, max, types, application_name: APPLICATION_NAME });
+  return new pg.Pool({ connectionString: url, max, types, application_name: APPLICATION_NAME, options: READER_SETTINGS });
 }
 
 export async function connect(url: string, role: string): Promise<pg.Client> {

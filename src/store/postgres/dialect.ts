@@ -6,6 +6,9 @@ export const POSTGRES: SqlDialect = {
   indexHint: () => '',
   jsonString: (expression) => `to_json(${expression})::text`,
   lowerHex: (expression) => `encode(${expression}, 'hex')`,
+  // PostgreSQL (18) appends the arms of a bare UNION ALL and sorts them; arms
+  // ordered and limited each are read along their indexes and merged (Merge Append).
+  limitEachArm: true,
 };
 
 /** A statement written with `?` placeholders (../page-sql.ts), with PostgreSQL's numbered ones. */

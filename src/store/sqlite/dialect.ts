@@ -6,4 +6,6 @@ export const SQLITE: SqlDialect = {
   indexHint: (index) => ` INDEXED BY ${index}`,
   jsonString: (expression) => `json_quote(${expression})`,
   lowerHex: (expression) => `lower(hex(${expression}))`,
+  // SQLite merges UNION ALL arms along their indexes as they are (MERGE (UNION ALL)).
+  limitEachArm: false,
 };

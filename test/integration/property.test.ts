@@ -1,13 +1,13 @@
 /**
- * Property: for random filters and random page walks, the API over the SQLite
- * store answers exactly what it answers over the plain in-memory model of the
- * same events.
+ * Property: for random filters and random page walks, the API over each
+ * backend's store answers exactly what it answers over the plain in-memory
+ * model of the same events.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
@@ -18,29 +18,36 @@ import { ingest } from '../../src/ingest/ingester.js';
 import { writeEventFile } from '../../src/simulate/write.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { BACKENDS, type FreshStore } from '../support/backends.js';
 import { readBlocks } from '../support/blocks.js';
 import { createModelStore } from '../support/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-property-'));
-let store: Store;
-let real: FastifyInstance;
+/** Per backend: the store the simulated file was ingested into, served. */
+const served = new Map<string, { fresh: FreshStore; store: Store; app: FastifyInstance }>();
 let model: FastifyInstance;
 let blocks: Block[];
 
 before(async () => {
   const file = join(dir, 'sim.events');
   await writeEventFile(file, { seed: 5, blocks: 80, ordersPerBlock: 15 });
-  store = await openStore({ dataDir: dir });
-  await ingest(fileSource(file), store);
+  for (const backend of BACKENDS) {
+    const fresh = await backend.fresh(dir, 'property');
+    const store = await openStore(fresh.config);
+    await ingest(fileSource(file), store);
+    served.set(backend.name, { fresh, store, app: await buildServer({ store }) });
+  }
   blocks = await readBlocks(file);
-  real = await buildServer({ store });
   model = await buildServer({ store: createModelStore(blocks) });
 });
 
 after(async () => {
-  await real?.close();
+  for (const { fresh, store, app } of served.values()) {
+    await app.close();
+    await store.close();
+    await fresh.remove();
+  }
   await model?.close();
-  await store?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -106,7 +113,9 @@ function bundleQuery() {
 /** A walk: page sizes and directions; each step continues from the previous page's edge. */
 const steps = fc.array(fc.record({ size: fc.integer({ min: 1, max: 40 }), backward: fc.boolean() }), { minLength: 1, maxLength: 6 });
 
-async function compareWalk(path: string, key: string, query: URLSearchParams, walk: { size: number; backward: boolean }[]) {
+async function compareWalk(
+  real: FastifyInstance, path: string, key: string, query: URLSearchParams, walk: { size: number; backward: boolean }[],
+) {
   let info: { startCursor: string; endCursor: string } | undefined;
   for (const [i, step] of walk.entries()) {
     const p = new URLSearchParams(query);
@@ -125,17 +134,23 @@ async function compareWalk(path: string, key: string, query: URLSearchParams, wa
   }
 }
 
-test('orders: the SQLite store answers like the model for random filters and walks', async () => {
-  await fc.assert(
-    fc.asyncProperty(orderQuery(), steps, (q, walk) => compareWalk('/api/v2/orders', 'orders', q, walk)),
-    { numRuns: 150, seed: Number(process.env.PROPERTY_SEED ?? 20261122) },
-  );
-});
+for (const backend of BACKENDS) {
+  describe(`${backend.name} store`, () => {
+    const real = () => served.get(backend.name)!.app;
 
-test('bundles: the SQLite store answers like the model for random filters and walks', async () => {
-  await fc.assert(
-    fc.asyncProperty(bundleQuery(), steps, (q, walk) =>
-      compareWalk('/api/v2/erc20/multisigcontrol/signer/added/bundles', 'bundles', q, walk)),
-    { numRuns: 80, seed: Number(process.env.PROPERTY_SEED ?? 20261122) },
-  );
-});
+    test('orders: answers like the model for random filters and walks', async () => {
+      await fc.assert(
+        fc.asyncProperty(orderQuery(), steps, (q, walk) => compareWalk(real(), '/api/v2/orders', 'orders', q, walk)),
+        { numRuns: 150, seed: Number(process.env.PROPERTY_SEED ?? 20261122) },
+      );
+    });
+
+    test('bundles: answers like the model for random filters and walks', async () => {
+      await fc.assert(
+        fc.asyncProperty(bundleQuery(), steps, (q, walk) =>
+          compareWalk(real(), '/api/v2/erc20/multisigcontrol/signer/added/bundles', 'bundles', q, walk)),
+        { numRuns: 80, seed: Number(process.env.PROPERTY_SEED ?? 20261122) },
+      );
+    });
+  });
+}

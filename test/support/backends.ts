@@ -1,0 +1,46 @@
+/**
+ * The backends a parameterised suite runs against: the embedded store and
+ * PostgreSQL (./postgres.ts provides the server). A suite loops over BACKENDS
+ * and asks each for fresh, empty stores.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StoreConfig } from '../../src/store/open.js';
+import { createTestDatabase } from './postgres.js';
+
+export interface FreshStore {
+  /** The command-line options that name it (for `ledger-query ingest` and `serve`). */
+  args: string[];
+  config: StoreConfig;
+  remove(): Promise<void>;
+}
+
+export interface Backend {
+  name: 'embedded' | 'postgres';
+  /** A new empty store; `dir` is a scratch folder of the test's own. */
+  fresh(dir: string, label: string): Promise<FreshStore>;
+}
+
+export const EMBEDDED: Backend = {
+  name: 'embedded',
+  async fresh(dir, label) {
+    const dataDir = join(dir, `store-${label}`);
+    rmSync(dataDir, { recursive: true, force: true });
+    mkdirSync(dataDir, { recursive: true });
+    return {
+      args: ['--data-dir', dataDir],
+      config: { dataDir },
+      remove: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  },
+};
+
+export const POSTGRES: Backend = {
+  name: 'postgres',
+  async fresh(dir) {
+    const db = await createTestDatabase();
+    return { args: ['--database-url', db.url], config: { dataDir: dir, databaseUrl: db.url }, remove: () => db.drop() };
+  },
+};
+
+export const BACKENDS: readonly Backend[] = [EMBEDDED, POSTGRES];

@@ -1,0 +1,139 @@
+/**
+ * Read-only API instances (`serve --no-ingest`): they never migrate or write,
+ * so a PostgreSQL role allowed only SELECT (the grants the README documents)
+ * is enough, and they say so in the ingest status ("reader").
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { ingestStatus, runCli, startServe, type RunningServer } from '../support/cli.js';
+import { compareServers } from '../support/compare-stores.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lq-roles-'));
+const file = join(dir, 'net.events');
+const BLOCKS = 100;
+const servers: RunningServer[] = [];
+const databases: TestDatabase[] = [];
+/** Roles are per server, not per database: dropped after the databases they were granted on. */
+const roles: string[] = [];
+let written: TestDatabase;
+
+async function serve(args: string[]): Promise<RunningServer> {
+  const s = await startServe(args);
+  servers.push(s);
+  return s;
+}
+
+async function database(): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  databases.push(db);
+  return db;
+}
+
+async function asSuperuser<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+before(async () => {
+  const sim = runCli(['simulate', '--out', file, '--blocks', String(BLOCKS), '--seed', '5', '--orders-per-block', '20']);
+  assert.equal(sim.status, 0, sim.stderr);
+  written = await database();
+  const ingested = runCli(['ingest', file, '--database-url', written.url]);
+  assert.equal(ingested.status, 0, ingested.stderr);
+});
+
+after(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  await Promise.all(databases.map((d) => d.drop()));
+  if (roles.length > 0) {
+    const admin = new URL(written.url);
+    admin.pathname = '/postgres';
+    await asSuperuser(admin.toString(), async (c) => {
+      for (const role of roles) await c.query(`DROP ROLE IF EXISTS ${role}`);
+    });
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('serve --no-ingest on a database a writer created: answers queries as a migrating instance does; status role "reader"', async () => {
+  const reader = await serve(['--no-ingest', '--database-url', written.url]);
+  const plain = await serve(['--database-url', written.url]);
+  const status = await ingestStatus(reader);
+  assert.equal(status.role, 'reader');
+  assert.equal(status.lastBlock?.height, String(BLOCKS));
+  assert.equal(status.state, undefined, 'a reader has no ingestion state');
+  assert.equal((await ingestStatus(plain)).role, 'reader');
+  assert.ok((await compareServers(reader, plain)) > 0);
+});
+
+test('serve --no-ingest works with a role that may only SELECT; a writer cannot use that role', async () => {
+  const role = `lq_reader_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(8).toString('hex');
+  roles.push(role);
+  const database = new URL(written.url).pathname.slice(1);
+  // The grants the README's deployment section gives, word for word but the names.
+  await asSuperuser(written.url, async (c) => {
+    await c.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+    await c.query(`GRANT CONNECT ON DATABASE ${database} TO ${role}`);
+    await c.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+    await c.query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+  });
+  const url = new URL(written.url);
+  url.username = role;
+  url.password = password;
+
+  // The role really is read-only: what writes is refused.
+  const ingest = runCli(['ingest', file, '--database-url', url.toString()], undefined, 30_000);
+  assert.notEqual(ingest.status, 0, ingest.stdout);
+  assert.match(ingest.stderr, /permission denied/);
+
+  const reader = await serve(['--no-ingest', '--database-url', url.toString()]);
+  const owner = await serve(['--no-ingest', '--database-url', written.url]);
+  assert.equal((await ingestStatus(reader)).role, 'reader');
+  assert.ok((await compareServers(reader, owner)) > 0);
+});
+
+test('serve --no-ingest on an empty database fails with the schema message and creates nothing', async () => {
+  const empty = await database();
+  const r = runCli(['serve', '--no-ingest', '--database-url', empty.url, '--port', '0'], undefined, 30_000);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /^ledger-query serve: no ledger-query schema in this database: start an instance that may write/);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  const tables = await asSuperuser(empty.url, async (c) =>
+    (await c.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`)).rows[0] as { n: number });
+  assert.equal(tables.n, 0);
+});
+
+test('serve --no-ingest refuses --source (usage error)', () => {
+  const r = runCli(['serve', '--no-ingest', '--source', `file://${file}`, '--database-url', written.url, '--port', '0'], undefined, 30_000);
+  assert.equal(r.status, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /--no-ingest serves queries only: give it no --source/);
+});
+
+test('embedded store: serve --no-ingest reads a store ingest wrote, and refuses a folder without one', async () => {
+  const store = join(dir, 'embedded');
+  const ingested = runCli(['ingest', file, '--data-dir', store]);
+  assert.equal(ingested.status, 0, ingested.stderr);
+  const reader = await serve(['--no-ingest', '--data-dir', store]);
+  const status = await ingestStatus(reader);
+  assert.equal(status.role, 'reader');
+  assert.equal(status.lastBlock?.height, String(BLOCKS));
+
+  const none = join(dir, 'nothing-here');
+  mkdirSync(none);
+  const r = runCli(['serve', '--no-ingest', '--data-dir', none, '--port', '0'], undefined, 30_000);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /^ledger-query serve: no ledger-query store in .*nothing-here: ingest into it/);
+  assert.deepEqual(readdirSync(none), [], 'nothing created');
+});

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { ingestStatus, runCli, startServe, type RunningServer } from '../support/cli.js';
+import { eventually, ingestStatus, runCli, startServe, type RunningServer } from '../support/cli.js';
 import { compareServers } from '../support/compare-stores.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
@@ -121,7 +121,7 @@ test('serve --no-ingest refuses --source (usage error)', () => {
   assert.match(r.stderr, /--no-ingest serves queries only: give it no --source/);
 });
 
-test('embedded store: serve --no-ingest reads a store ingest wrote, and refuses a folder without one', async () => {
+test('embedded store: serve --no-ingest reads a store ingest wrote, serve --source is the writer, --no-ingest refuses a folder without a store', async () => {
   const store = join(dir, 'embedded');
   const ingested = runCli(['ingest', file, '--data-dir', store]);
   assert.equal(ingested.status, 0, ingested.stderr);
@@ -129,6 +129,14 @@ test('embedded store: serve --no-ingest reads a store ingest wrote, and refuses 
   const status = await ingestStatus(reader);
   assert.equal(status.role, 'reader');
   assert.equal(status.lastBlock?.height, String(BLOCKS));
+
+  // With the embedded store an instance with a source is always the writer.
+  const live = await serve(['--source', `file://${file}`, '--data-dir', join(dir, 'embedded-live')]);
+  await eventually('the embedded instance to write', async () => {
+    const s = await ingestStatus(live);
+    return s.role === 'writer' && s.state === 'finished';
+  }, 15_000);
+  assert.equal((await ingestStatus(live)).lastBlock?.height, String(BLOCKS));
 
   const none = join(dir, 'nothing-here');
   mkdirSync(none);

@@ -115,3 +115,31 @@ test('kill -9 the writer mid-ingest: the standby takes over within 5 s and the s
   assert.equal(got.blocks!.rows, BLOCKS);
   mark('compared tables');
 });
+
+test('a standby stops at once on SIGTERM while it waits for the writer lock; the writer keeps writing', async () => {
+  const file = join(dir, 'small.events');
+  const sim = runCli(['simulate', '--out', file, '--blocks', '20', '--seed', '2', '--orders-per-block', '5']);
+  assert.equal(sim.status, 0, sim.stderr);
+  const db = await database();
+  // --follow: the writer never finishes, so it never gives the lock up.
+  const source = ['--source', `file://${file}`, '--follow', '--database-url', db.url];
+  const writer = await serve(source);
+  await eventually('the first to be the writer', async () => (await ingestStatus(writer)).role === 'writer', 15_000);
+  const standby = await serve(source);
+  await eventually('the second to be a standby', async () => {
+    const s = await ingestStatus(standby);
+    return s.role === 'standby' && (await ingestStatus(writer)).lastBlock?.height === '20';
+  }, 15_000);
+  // Still a standby a poll interval later: it waits, it does not give up.
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  assert.equal((await ingestStatus(standby)).role, 'standby');
+
+  const started = Date.now();
+  await standby.stop();
+  const ms = Date.now() - started;
+  assert.equal(standby.child.exitCode, 0, standby.output());
+  assert.ok(ms < 3000, `a waiting standby stops within 3 s (${ms} ms)`);
+  const w = await ingestStatus(writer);
+  assert.equal(w.role, 'writer');
+  assert.equal(w.state, 'running');
+});

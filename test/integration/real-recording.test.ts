@@ -4,7 +4,7 @@
  * pipe, the same events as NDJSON on stdin, and a core pushing them over the
  * nanomsg socket. Each store must answer, through the real `serve`, what the
  * original data node answers for this file (facts sheet, section 7), and all
- * of them the same bytes.
+ * of them the same bytes, on either backend.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ import { gunzipSync } from 'node:zlib';
 import { decodeBusEvent } from '../../src/ingest/codec.js';
 import { RecordSplitter } from '../../src/ingest/framing.js';
 import { busEventToJson } from '../../src/ingest/json-codec.js';
+import { BACKENDS, type FreshStore } from '../support/backends.js';
 import { CLI, runCli, startServe, type RunningServer } from '../support/cli.js';
 import { REAL, realRecording } from '../support/real-recording.js';
 import { SpClient } from '../support/sp-client.js';
@@ -25,7 +26,11 @@ const ORDERS = '/api/v2/orders';
 const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-real-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const stores: FreshStore[] = [];
+after(async () => {
+  for (const s of stores) await s.remove();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 interface Answer { status: number; height: string | null; timestamp: string | null; body: string }
 type OrderNode = Record<string, unknown> & { id: string; createdAt: string; marketId: string };
@@ -96,9 +101,9 @@ async function checkAnswers(server: RunningServer, what: string): Promise<string
   return [all, market, oldest, bundles, ...more].map((a) => `${a.status} ${a.height} ${a.timestamp} ${a.body}`);
 }
 
-/** Serves `dataDir`, checks its answers, stops. */
-async function served(dataDir: string, what: string): Promise<string[]> {
-  const server = await startServe(['--data-dir', dataDir]);
+/** Serves the store `args` name, checks its answers, stops. */
+async function served(args: string[], what: string): Promise<string[]> {
+  const server = await startServe(args);
   try {
     return await checkAnswers(server, what);
   } finally {
@@ -125,7 +130,10 @@ function busEvents(file: Buffer): Buffer[] {
   return out;
 }
 
-test('the real recording, through every source, answers as the original does', async (t) => {
+/** Per backend, the answers of its first store, to compare the backends. */
+const byBackend = new Map<string, string[]>();
+
+for (const backend of BACKENDS) test(`the real recording, through every source, answers as the original does: ${backend.name} store`, async (t) => {
   const gz = realRecording(t);
   if (gz === undefined) return;
   const raw = gunzipSync(readFileSync(gz));
@@ -134,25 +142,31 @@ test('the real recording, through every source, answers as the original does', a
   const events = busEvents(raw);
   assert.equal(events.length, REAL.events);
   const answers = new Map<string, string[]>();
+  /** The options naming a new empty store of this backend. */
+  const fresh = async (label: string) => {
+    const store = await backend.fresh(dir, `${backend.name}-${label}`);
+    stores.push(store);
+    return store.args;
+  };
 
   await t.test('the gzip file as it is', async () => {
-    const d = join(dir, 'gzip');
-    checkIngestOutput(runCli(['ingest', gz, '--data-dir', d]), 'gzip');
+    const d = await fresh('gzip');
+    checkIngestOutput(runCli(['ingest', gz, ...d]), 'gzip');
     answers.set('gzip', await served(d, 'gzip'));
   });
 
   await t.test('the event file', async () => {
-    const d = join(dir, 'file');
-    checkIngestOutput(runCli(['ingest', evt, '--data-dir', d]), 'file');
+    const d = await fresh('file');
+    checkIngestOutput(runCli(['ingest', evt, ...d]), 'file');
     // Again: every block is already stored, and height 1's second hash is still told apart.
-    const again = runCli(['ingest', evt, '--data-dir', d]);
+    const again = runCli(['ingest', evt, ...d]);
     assert.match(again.stdout, /0 blocks stored, 1088 already stored \(1 with another hash\), last block 1087/);
     answers.set('file', await served(d, 'file'));
   });
 
   await t.test('a pipe: ingest <(gunzip -c system_tests.evt.gz)', async () => {
-    const d = join(dir, 'pipe');
-    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${CLI}" ingest <(gunzip -c "$0") --data-dir "$1"`, gz, d], {
+    const d = await fresh('pipe');
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${CLI}" ingest <(gunzip -c "$0") "$1" "$2"`, gz, ...d], {
       encoding: 'utf8', timeout: 120_000,
     });
     checkIngestOutput(r, 'pipe');
@@ -160,14 +174,14 @@ test('the real recording, through every source, answers as the original does', a
   });
 
   await t.test('the same events as NDJSON on stdin', async () => {
-    const d = join(dir, 'ndjson');
+    const d = await fresh('ndjson');
     const ndjson = events.map((bytes) => JSON.stringify(busEventToJson(decodeBusEvent(bytes)))).join('\n');
-    checkIngestOutput(runCli(['ingest', '-', '--data-dir', d], ndjson), 'ndjson');
+    checkIngestOutput(runCli(['ingest', '-', ...d], ndjson), 'ndjson');
     answers.set('ndjson', await served(d, 'ndjson'));
   });
 
   await t.test('a core pushing the events over the nanomsg socket', async () => {
-    const server = await startServe(['--data-dir', join(dir, 'socket'), '--source', 'socket://127.0.0.1:0']);
+    const server = await startServe([...await fresh('socket'), '--source', 'socket://127.0.0.1:0']);
     try {
       const status = async () => (await fetch(`${server.url}/api/v2/ingest/status`)).json() as
         Promise<{ listening?: { port: number }; lastBlock?: { height: string }; blocksAlreadyStored: number; blocksWithOtherHash: number }>;
@@ -192,4 +206,12 @@ test('the real recording, through every source, answers as the original does', a
   const [first, ...rest] = [...answers.entries()];
   assert.equal(answers.size, 5, 'every source was tried');
   for (const [source, got] of rest) assert.deepEqual(got, first![1], `${source} answers the same bytes as ${first![0]}`);
+  byBackend.set(backend.name, first![1]);
+});
+
+test('the real recording: both backends answer the same bytes', (t) => {
+  if (realRecording(t) === undefined) return;
+  const [a, b] = BACKENDS.map((backend) => byBackend.get(backend.name));
+  assert.ok(a && b, 'both backends answered');
+  assert.deepEqual(b, a);
 });

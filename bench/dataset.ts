@@ -6,7 +6,8 @@ import { fileSource } from '../src/ingest/file-source.js';
 import { ingest } from '../src/ingest/ingester.js';
 import { writeEventFile } from '../src/simulate/write.js';
 import type { SimulationSummary } from '../src/simulate/simulate.js';
-import { openStore } from '../src/store/open.js';
+import pg from 'pg';
+import { openStore, openWriter } from '../src/store/open.js';
 
 export const BENCH_DATA = fileURLToPath(new URL('../../bench/data/', import.meta.url));
 
@@ -67,4 +68,40 @@ export async function ingestedDataset(spec: DatasetSpec): Promise<Dataset> {
     writeFileSync(done, '');
   }
   return { file, dataDir, summary };
+}
+
+/**
+ * The dataset's events ingested into a database of its own on the PostgreSQL
+ * server `serverUrl` names (created if missing; ingested again unless it
+ * holds the embedded store's last block). Returns the database's URL.
+ */
+export async function ingestedPostgres(ds: Dataset, spec: DatasetSpec, serverUrl: string): Promise<string> {
+  const database = `lq_bench_${spec.name.replace(/\W/g, '_')}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${database}`);
+    const embedded = await openStore({ dataDir: ds.dataDir }, { readonly: true });
+    const want = (await embedded.lastBlock())?.height;
+    await embedded.close();
+    const store = await openStore({ dataDir: ds.dataDir, databaseUrl: url.toString() });
+    const have = (await store.lastBlock())?.height;
+    await store.close();
+    if (have === want) return url.toString();
+    // Another dataset's, or an ingest cut short: measured from scratch.
+    await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await admin.end();
+  }
+  log(`ingesting ${ds.summary.events} events into PostgreSQL database ${database}`);
+  const writer = await openWriter({ dataDir: ds.dataDir, databaseUrl: url.toString() });
+  const started = Date.now();
+  const stats = await ingest(fileSource(ds.file), writer);
+  await writer.close();
+  log(`ingested ${stats.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return url.toString();
 }

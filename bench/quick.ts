@@ -2,17 +2,20 @@
  * Query benchmark on a 1M-order store: HTTP requests/s and latency of real
  * requests (autocannon against `ledger-query serve` in its own process) beside
  * the raw in-process query rate of the same store, same filters, same run.
- * Usage: npm run bench:quick  (BENCH_SECONDS=5 per measurement by default)
+ * Usage: npm run bench:quick [-- --database-url postgres://...]
+ * (BENCH_SECONDS=5 per measurement by default). With a database URL the same
+ * dataset is also ingested into a database of its own on that server, and
+ * each query is measured on both backends, side by side in one run.
  */
 import { execFile, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { orderCursors } from '../src/api/cursor.js';
 import { readOrderFilter, readPagination } from '../src/api/params.js';
 import { readQuery } from '../src/api/query.js';
-import { openStore } from '../src/store/open.js';
-import { ingestedDataset } from './dataset.js';
+import { openStore, type StoreConfig } from '../src/store/open.js';
+import { ingestedDataset, ingestedPostgres, type DatasetSpec } from './dataset.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -25,8 +28,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 }
 
-async function startServer(dataDir: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0'], {
+/** The command-line options naming a store. */
+const storeArgs = (c: StoreConfig) => (c.databaseUrl ? ['--database-url', c.databaseUrl] : ['--data-dir', c.dataDir]);
+
+async function startServer(config: StoreConfig): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...storeArgs(config), '--port', '0'], {
     env: { ...process.env, LOG_LEVEL: 'info', LOG_REQUESTS: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -63,8 +69,8 @@ async function http(url: string): Promise<Measure> {
 }
 
 /** The same query straight on the store, in this process, one at a time. */
-async function raw(dataDir: string, path: string): Promise<Measure> {
-  const store = await openStore({ dataDir }, { readonly: true });
+async function raw(config: StoreConfig, path: string): Promise<Measure> {
+  const store = await openStore(config, { readonly: true });
   const q = readQuery(path);
   const filter = readOrderFilter(q);
   const page = readPagination(q, orderCursors);
@@ -80,13 +86,23 @@ async function raw(dataDir: string, path: string): Promise<Measure> {
   return { rate: times.length / SECONDS, p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
+const SPEC: DatasetSpec = { name: 'quick-1m', seed: 42, blocks: 20_000, ordersPerBlock: 50 };
+
+interface Backend { name: string; config: StoreConfig; server: { url: string; stop: () => void } }
+
 async function main() {
-  const ds = await ingestedDataset({ name: 'quick-1m', seed: 42, blocks: 20_000, ordersPerBlock: 50 });
+  const { values } = parseArgs({ options: { 'database-url': { type: 'string' } } });
+  const databaseUrl = values['database-url'] ?? (process.env.DATABASE_URL || undefined);
+  const ds = await ingestedDataset(SPEC);
   process.stderr.write(`store: ${ds.summary.orders} orders, ${ds.summary.events} events\n`);
-  const server = await startServer(ds.dataDir);
+  const configs: [string, StoreConfig][] = [['embedded', { dataDir: ds.dataDir }]];
+  if (databaseUrl) configs.push(['postgres', { dataDir: ds.dataDir, databaseUrl: await ingestedPostgres(ds, SPEC, databaseUrl) }]);
+  const backends: Backend[] = [];
   try {
+    for (const [name, config] of configs) backends.push({ name, config, server: await startServer(config) });
+    const first = backends[0]!.server;
     // Filter values come from the data itself: the busiest party, a market.
-    const sample = await (await fetch(`${server.url}/api/v2/orders?pagination.first=5000`)).json() as {
+    const sample = await (await fetch(`${first.url}/api/v2/orders?pagination.first=5000`)).json() as {
       orders: { edges: { node: { partyId: string; marketId: string } }[] };
     };
     const count = new Map<string, number>();
@@ -102,26 +118,32 @@ async function main() {
       ['network orders', 'filter.partyIds=network&filter.types=TYPE_NETWORK'],
       ['market oldest first', `filter.marketIds=${market}&pagination.newestFirst=false`],
     ];
-    process.stderr.write(`measuring GET /health (the HTTP floor)\n`);
-    const health = await http(`${server.url}/health`);
+    const floors: string[] = [];
+    for (const b of backends) {
+      process.stderr.write(`measuring GET /health on ${b.name} (the HTTP floor)\n`);
+      const health = await http(`${b.server.url}/health`);
+      floors.push(`${b.name}: GET /health ${health.rate.toFixed(0)} req/s, p50 ${health.p50} ms, p99 ${health.p99} ms`);
+    }
     const rows: string[] = [];
     const fmt = (m: Measure) => `${m.rate.toFixed(0).padStart(7)} ${m.p50.toFixed(2).padStart(7)} ${m.p99.toFixed(2).padStart(7)}`;
     for (const [name, query] of shapes) {
       for (const size of [50, 1000]) {
         const path = `/api/v2/orders?${query}${query ? '&' : ''}pagination.first=${size}`;
-        process.stderr.write(`measuring ${name}, page ${size}\n`);
-        const h = await http(server.url + path);
-        const r = await raw(ds.dataDir, path);
-        rows.push(`${name.padEnd(20)} ${String(size).padStart(5)} | ${fmt(h)} | ${fmt(r)} | ${(h.rate / r.rate).toFixed(2).padStart(5)}`);
-        process.stderr.write(`${rows.at(-1)}\n`);
+        for (const b of backends) {
+          process.stderr.write(`measuring ${name}, page ${size}, ${b.name}\n`);
+          const h = await http(b.server.url + path);
+          const r = await raw(b.config, path);
+          rows.push(`${name.padEnd(20)} ${String(size).padStart(5)} ${b.name.padEnd(9)} | ${fmt(h)} | ${fmt(r)} | ${(h.rate / r.rate).toFixed(2).padStart(5)}`);
+          process.stderr.write(`${rows.at(-1)}\n`);
+        }
       }
     }
     console.log(`\n1M-order store (${ds.summary.orders} orders), ${SECONDS} s per measurement, ${CONNECTIONS} HTTP connections`);
-    console.log(`HTTP floor: GET /health ${health.rate.toFixed(0)} req/s, p50 ${health.p50} ms, p99 ${health.p99} ms\n`);
-    console.log(`${'shape'.padEnd(20)} ${'page'.padStart(5)} | ${'HTTP/s'.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)} | ${'raw q/s'.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)} | HTTP/raw`);
+    console.log(`HTTP floor: ${floors.join('; ')}\n`);
+    console.log(`${'shape'.padEnd(20)} ${'page'.padStart(5)} ${'store'.padEnd(9)} | ${'HTTP/s'.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)} | ${'raw q/s'.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)} | HTTP/raw`);
     for (const row of rows) console.log(row);
   } finally {
-    server.stop();
+    for (const b of backends) b.server.stop();
   }
 }
 

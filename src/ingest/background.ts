@@ -85,6 +85,8 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
       switch (m.type) {
         case 'role':
           status.role = m.role;
+          // The writer reads its source from here on, though blocks it skips as stored report no progress.
+          if (m.role === 'writer' && status.state === 'starting') status.state = 'running';
           onLog?.('info', m.role === 'writer'
             ? `writer: ingesting ${input.spec}`
             : 'standby: another instance holds the writer lock; this one takes over when it goes');

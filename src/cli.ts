@@ -277,6 +277,23 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   serve, ingest: ingestCommand, simulate, demo,
 };
 
+/** SQLSTATEs of a server that will not let this instance write: a SELECT-only role, a read replica. */
+const WRITE_REFUSED = new Set(['42501', '25006']);
+
+/**
+ * An error PostgreSQL answered (it carries a five-character SQLSTATE), as one
+ * line for the operator; undefined for anything else.
+ */
+function databaseRefusal(e: unknown): string | undefined {
+  if (!(e instanceof Error)) return undefined;
+  const { code, severity } = e as Error & { code?: unknown; severity?: unknown };
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || typeof severity !== 'string') return undefined;
+  const hint = WRITE_REFUSED.has(code)
+    ? ' (an instance that only serves queries, with a role that may only SELECT or on a read replica, is started with serve --no-ingest)'
+    : '';
+  return `PostgreSQL: ${e.message}${hint}`;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -307,6 +324,11 @@ async function main(argv: string[]): Promise<number> {
     const code = (e as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
       process.stderr.write(`ledger-query ${name}: ${(e as Error).message}\n`);
+      return 1;
+    }
+    const refusal = databaseRefusal(e);
+    if (refusal !== undefined) {
+      process.stderr.write(`ledger-query ${name}: ${refusal}\n`);
       return 1;
     }
     throw e;

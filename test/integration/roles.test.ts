@@ -97,6 +97,10 @@ test('serve --no-ingest works with a role that may only SELECT; a writer cannot 
   const ingest = runCli(['ingest', file, '--database-url', url.toString()], undefined, 30_000);
   assert.notEqual(ingest.status, 0, ingest.stdout);
   assert.match(ingest.stderr, /permission denied/);
+  // Nor may serve without --no-ingest (it would migrate); it says what to do, on one line.
+  const migrating = runCli(['serve', '--database-url', url.toString(), '--port', '0'], undefined, 30_000);
+  assert.equal(migrating.status, 1, migrating.stdout + migrating.stderr);
+  assert.match(migrating.stderr, /^ledger-query serve: PostgreSQL: permission denied .*serve --no-ingest\)\n$/);
 
   const reader = await serve(['--no-ingest', '--database-url', url.toString()]);
   const owner = await serve(['--no-ingest', '--database-url', written.url]);

@@ -5,30 +5,90 @@
  *    store is measured against), and
  *  - the same ingest committing every block on its own (what grouping saves),
  *  - the same ingest reading and writing on one thread (what the writer thread saves).
- * Usage: npm run bench:ingest
+ * With --database-url URL (or DATABASE_URL), the same file is ingested into
+ * PostgreSQL too, into a database the benchmark creates and drops (the URL's
+ * role needs CREATEDB), beside the embedded store's grouped ingest;
+ * --postgres-only leaves the embedded store out.
+ * Usage: npm run bench:ingest [-- --database-url postgres://... [--postgres-only]]
  */
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { CommitLimits } from '../src/ingest/commit-group.js';
 import { fileSource } from '../src/ingest/file-source.js';
 import { ingest } from '../src/ingest/ingester.js';
-import { openStore, openWriter } from '../src/store/open.js';
+import { openStore, openWriter, type StoreConfig } from '../src/store/open.js';
+import { displayUrl } from '../src/store/postgres/connection.js';
 import { eventFile } from './dataset.js';
 
 const rate = (n: number) => `${Math.round(n).toLocaleString('en-US')} events/s`;
 
-async function timedIngest(file: string, dataDir: string, commit?: Partial<CommitLimits>, writerThread = true) {
-  rmSync(dataDir, { recursive: true, force: true });
-  const store = writerThread ? await openWriter({ dataDir }) : await openStore({ dataDir });
+interface Timed {
+  rate: number;
+  secs: number;
+  blocks: number;
+}
+
+async function timedIngest(file: string, config: StoreConfig, commit?: Partial<CommitLimits>, writerThread = true): Promise<Timed> {
+  const store = writerThread ? await openWriter(config) : await openStore(config);
   const t = performance.now();
   const stats = await ingest(fileSource(file), store, { commit });
   const secs = (performance.now() - t) / 1000;
   await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
   return { rate: stats.events / secs, secs, blocks: stats.blocksCommitted };
 }
 
+async function embeddedIngest(file: string, dataDir: string, commit?: Partial<CommitLimits>, writerThread = true): Promise<Timed> {
+  rmSync(dataDir, { recursive: true, force: true });
+  try {
+    return await timedIngest(file, { dataDir }, commit, writerThread);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function admin<T>(url: string, task: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await task(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The server's settings that decide the figure, printed beside it. */
+async function serverSettings(url: string): Promise<string> {
+  const names = ['server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_wal_size', 'wal_level'];
+  return admin(url, async (c) => {
+    const values: string[] = [];
+    for (const name of names) values.push(`${name}=${(await c.query(`SHOW ${name}`)).rows[0][name]}`);
+    return values.join(' ');
+  });
+}
+
+/** Ingests into a database created for the run, and dropped after it. */
+async function postgresIngest(file: string, url: string, dir: string): Promise<Timed> {
+  const name = `lq_bench_${randomBytes(6).toString('hex')}`;
+  await admin(url, (c) => c.query(`CREATE DATABASE ${name}`));
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  try {
+    return await timedIngest(file, { dataDir: dir, databaseUrl: u.toString() });
+  } finally {
+    await admin(url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  }
+}
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+}
+
 async function main() {
+  const databaseUrl = flag('--database-url') ?? process.env.DATABASE_URL;
+  const postgresOnly = process.argv.includes('--postgres-only');
   const { file, dir, summary } = await eventFile({ name: 'ingest-1m', seed: 7, blocks: 10_000, ordersPerBlock: 40 });
   if (summary.orderEvents < 1_000_000) throw new Error(`only ${summary.orderEvents} order events; raise blocks`);
   console.log(`file: ${summary.events} events (${summary.orderEvents} order events, ${summary.orders} orders) in ${summary.blocks} blocks`);
@@ -41,15 +101,29 @@ async function main() {
   console.log(`read + decode only          : ${rate(decodeRate)} (${decodeSecs.toFixed(1)} s)`);
 
   const dataDir = join(dir, 'ingest-store');
-  const single = await timedIngest(file, dataDir, { maxBlocks: 1 });
-  console.log(`ingest, a commit per block  : ${rate(single.rate)} (${single.secs.toFixed(1)} s, ${single.blocks} blocks)`);
-  const oneThread = await timedIngest(file, dataDir, undefined, false);
-  console.log(`ingest, grouped, one thread : ${rate(oneThread.rate)} (${oneThread.secs.toFixed(1)} s, ${oneThread.blocks} blocks)`);
-  const grouped = await timedIngest(file, dataDir);
-  console.log(`ingest, grouped commits     : ${rate(grouped.rate)} (${grouped.secs.toFixed(1)} s, ${grouped.blocks} blocks)  <- the figure`);
-  console.log(`grouped / per block         : ${(grouped.rate / single.rate).toFixed(2)}`);
-  console.log(`grouped / one thread        : ${(grouped.rate / oneThread.rate).toFixed(2)}`);
-  console.log(`grouped / decode only       : ${(grouped.rate / decodeRate).toFixed(2)}   target: 100,000 events/s`);
+  if (databaseUrl === undefined) {
+    const single = await embeddedIngest(file, dataDir, { maxBlocks: 1 });
+    console.log(`ingest, a commit per block  : ${rate(single.rate)} (${single.secs.toFixed(1)} s, ${single.blocks} blocks)`);
+    const oneThread = await embeddedIngest(file, dataDir, undefined, false);
+    console.log(`ingest, grouped, one thread : ${rate(oneThread.rate)} (${oneThread.secs.toFixed(1)} s, ${oneThread.blocks} blocks)`);
+    const grouped = await embeddedIngest(file, dataDir);
+    console.log(`ingest, grouped commits     : ${rate(grouped.rate)} (${grouped.secs.toFixed(1)} s, ${grouped.blocks} blocks)  <- the figure`);
+    console.log(`grouped / per block         : ${(grouped.rate / single.rate).toFixed(2)}`);
+    console.log(`grouped / one thread        : ${(grouped.rate / oneThread.rate).toFixed(2)}`);
+    console.log(`grouped / decode only       : ${(grouped.rate / decodeRate).toFixed(2)}   target: 100,000 events/s`);
+    return;
+  }
+
+  console.log(`PostgreSQL: ${displayUrl(databaseUrl)}, ${await serverSettings(databaseUrl)}`);
+  let embedded: Timed | undefined;
+  if (!postgresOnly) {
+    embedded = await embeddedIngest(file, dataDir);
+    console.log(`embedded, grouped commits   : ${rate(embedded.rate)} (${embedded.secs.toFixed(1)} s, ${embedded.blocks} blocks)`);
+  }
+  const postgres = await postgresIngest(file, databaseUrl, dir);
+  console.log(`PostgreSQL, grouped commits : ${rate(postgres.rate)} (${postgres.secs.toFixed(1)} s, ${postgres.blocks} blocks)  <- the figure`);
+  if (embedded) console.log(`PostgreSQL / embedded       : ${(postgres.rate / embedded.rate).toFixed(2)}`);
+  console.log(`PostgreSQL / decode only    : ${(postgres.rate / decodeRate).toFixed(2)}   target: 50,000 events/s`);
 }
 
 await main();

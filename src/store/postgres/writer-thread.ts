@@ -1,0 +1,93 @@
+/**
+ * The writer thread of ./writer.ts: owns the writer's PostgreSQL session
+ * (./writer-session.ts) and does nothing but talk to the server, so no reply
+ * waits for the ingest thread to finish decoding a chunk or encoding a group.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { EncodedGroup } from './block-writer.js';
+import { WriterSession } from './writer-session.js';
+
+export interface WriterThreadInput {
+  url: string;
+  wait: boolean;
+  pollMs: number | undefined;
+}
+
+/** An error as it crosses threads: its class is lost on the way, so its name says which it was. */
+export interface ThreadError {
+  name: string;
+  message: string;
+}
+
+export type WriterRequest =
+  | { type: 'abort' }
+  | { id: number; type: 'lastBlock' }
+  | { id: number; type: 'blockHashes'; from: bigint; to: bigint }
+  /** `error`: the batch could not be encoded; it still takes its turn, and fails. */
+  | { id: number; type: 'write'; group: EncodedGroup | undefined; error?: ThreadError }
+  | { id: number; type: 'close' };
+
+export type WriterReply =
+  | { type: 'standby' }
+  | { type: 'opened' }
+  | { type: 'openFailed'; error: ThreadError }
+  | { type: 'reply'; id: number; value?: unknown; error?: ThreadError };
+
+export function threadError(e: unknown): ThreadError {
+  return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
+}
+
+/** Buffers arrive as plain Uint8Arrays: streams and pg want Buffers. */
+function asBuffers(group: EncodedGroup): EncodedGroup {
+  const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  return {
+    ...group,
+    history: group.history && buffer(group.history),
+    copies: group.copies.map((c) => ({ sql: c.sql, data: buffer(c.data) })),
+  };
+}
+
+async function serve(port: NonNullable<typeof parentPort>, input: WriterThreadInput): Promise<void> {
+  const post = (m: WriterReply) => port.postMessage(m);
+  const abort = new AbortController();
+  // Until the session is open, only an abort can arrive.
+  const onAbort = (m: WriterRequest) => {
+    if (m.type === 'abort') abort.abort();
+  };
+  port.on('message', onAbort);
+  let session: WriterSession;
+  try {
+    session = await WriterSession.open(input.url, {
+      wait: input.wait, signal: abort.signal, pollMs: input.pollMs,
+      onStandby: () => post({ type: 'standby' }),
+    });
+  } catch (e) {
+    post({ type: 'openFailed', error: threadError(e) });
+    port.close();
+    return;
+  }
+  port.off('message', onAbort);
+  port.on('message', (request: WriterRequest) => {
+    if (request.type === 'abort') return;
+    const settle = (work: Promise<unknown>) =>
+      work.then(
+        (value) => post({ type: 'reply', id: request.id, value }),
+        (e: unknown) => post({ type: 'reply', id: request.id, error: threadError(e) }),
+      );
+    switch (request.type) {
+      case 'lastBlock':
+        return void settle(session.lastBlock());
+      case 'blockHashes':
+        return void settle(session.blockHashes(request.from, request.to));
+      case 'write': {
+        const group = request.error ? Object.assign(new Error(request.error.message), { name: request.error.name }) : request.group && asBuffers(request.group);
+        return void settle(session.write(group));
+      }
+      case 'close':
+        return void settle(session.close()).then(() => port.close());
+    }
+  });
+  post({ type: 'opened' });
+}
+
+if (parentPort) void serve(parentPort, workerData as WriterThreadInput);

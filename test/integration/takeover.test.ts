@@ -43,7 +43,7 @@ const height = (s: IngestStatusBody) => Number(s.lastBlock?.height ?? 0);
  * Big enough that ingesting it takes seconds (so there is a "mid-ingest" to
  * kill in, whatever the commit group size), small enough to keep the test short.
  */
-const BLOCKS = 500;
+const BLOCKS = 800;
 
 test('kill -9 the writer mid-ingest: the standby takes over within 5 s and the store equals a clean single-writer run', async () => {
   const file = join(dir, 'net.events');
@@ -52,15 +52,11 @@ test('kill -9 the writer mid-ingest: the standby takes over within 5 s and the s
   const blocksInFile = Number(/ in (\d+) blocks/.exec(sim.stdout)?.[1]);
   assert.ok(blocksInFile > BLOCKS, sim.stdout); // the first height comes twice
 
-  const t0 = Date.now();
-  const mark = (what: string) => console.log(`# ${what}: ${Date.now() - t0} ms`);
-  mark('simulated');
   const clean = await database();
   const shared = await database();
   const ingested = runCli(['ingest', file, '--database-url', clean.url]);
   assert.equal(ingested.status, 0, ingested.stderr);
 
-  mark('clean ingest');
   const source = ['--source', `file://${file}`, '--database-url', shared.url];
   const pair = await Promise.all([serve(source), serve(source)]);
 
@@ -99,7 +95,6 @@ test('kill -9 the writer mid-ingest: the standby takes over within 5 s and the s
     assert.ok(s.state !== 'failed', `the new writer failed: ${s.error}`);
     return s.state === 'finished';
   }, 60_000, 100);
-  mark('finished');
   const done = await ingestStatus(standby);
   assert.equal(height(done), BLOCKS);
   // It resumed from the checkpoint: what the dead writer committed was skipped, not written again.
@@ -109,11 +104,9 @@ test('kill -9 the writer mid-ingest: the standby takes over within 5 s and the s
   // Same bytes from the API as the clean run, and the same rows underneath.
   const reference = await serve(['--no-ingest', '--database-url', clean.url]);
   await compareServers(standby, reference);
-  mark('compared API');
   const [got, want] = await Promise.all([storeDigest(shared.url), storeDigest(clean.url)]);
   assert.deepEqual(got, want);
   assert.equal(got.blocks!.rows, BLOCKS);
-  mark('compared tables');
 });
 
 test('a standby stops at once on SIGTERM while it waits for the writer lock; the writer keeps writing', async () => {

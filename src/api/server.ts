@@ -9,6 +9,7 @@ import Fastify, {
 } from 'fastify';
 import type { IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
+import { AnswerCache } from './answer-cache.js';
 import { setBlockHeaders } from './block-headers.js';
 import { bundlesRoute } from './bundles-route.js';
 import { ApiError, grpcCodeOfHttpStatus, internalError, notFound } from './errors.js';
@@ -22,6 +23,11 @@ export interface ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Log every request (two lines each); off by default: failures are logged either way. */
   logRequests?: boolean;
+  /**
+   * Bytes of answers kept until the next block (./answer-cache.ts); 0 keeps
+   * none. Default DEFAULT_ANSWER_CACHE_BYTES.
+   */
+  answerCacheBytes?: number;
   /** Live ingestion's status, when the server ingests while it serves. */
   ingestStatus?: () => IngestStatus;
 }
@@ -50,14 +56,17 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
  * The network's queries. Their errors name the last block stored too, as the
  * original's do; their pages name the block of the snapshot they were read in.
  */
-async function queryRoutes(app: FastifyInstance, { store }: { store: QueryStore }): Promise<void> {
+async function queryRoutes(app: FastifyInstance, { store, cache }: { store: QueryStore; cache: AnswerCache | undefined }): Promise<void> {
   app.setErrorHandler(async (error, request, reply) => {
     setBlockHeaders(reply, await store.lastBlock().catch(() => undefined));
     return handleError(error, request, reply);
   });
-  await app.register(ordersRoute, { store });
-  await app.register(bundlesRoute, { store });
+  await app.register(ordersRoute, { store, cache });
+  await app.register(bundlesRoute, { store, cache });
 }
+
+/** Per server (so per worker): the first pages polled every block take a few MB. */
+export const DEFAULT_ANSWER_CACHE_BYTES = 32 << 20;
 
 /** A server ready to `listen()` or `inject()`; it does not listen itself. */
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
@@ -71,7 +80,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
-  await app.register(queryRoutes, { store: opts.store });
+  const cacheBytes = opts.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
+  await app.register(queryRoutes, { store: opts.store, cache: cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined });
   await app.register(healthRoute, { store: opts.store });
   await app.register(ingestStatusRoute, { status: opts.ingestStatus, store: opts.store });
   return app;

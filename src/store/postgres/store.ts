@@ -100,6 +100,10 @@ export class PostgresStore implements Store<GroupRows> {
   private readonly texts = new StatementTexts(512);
   private stats: { read: number; value: Promise<OrderStats> } | undefined;
   private writer: Promise<PostgresWriter> | undefined;
+  private lastBlockRead: Promise<CommittedBlock | undefined> | undefined;
+  private nextLastBlock:
+    | { promise: Promise<CommittedBlock | undefined>; resolve: (b: CommittedBlock | undefined) => void; reject: (e: unknown) => void }
+    | undefined;
 
   constructor(private readonly pool: pg.Pool, private readonly options: PostgresStoreOptions) {}
 
@@ -117,7 +121,40 @@ export class PostgresStore implements Store<GroupRows> {
     return this.run(page, bundleQueries(POSTGRES, filter, page), (_json, k1, k2) => ({ timestamp: k1, signatureId: k2 as string }));
   }
 
-  async lastBlock(): Promise<CommittedBlock | undefined> {
+  /**
+   * Callers that ask while a read is under way share the next one, started
+   * as soon as it ends: under load one round trip answers many requests, and
+   * each caller still gets a read that began after it asked, so it never
+   * misses a block committed before it asked (the answer cache relies on it).
+   */
+  lastBlock(): Promise<CommittedBlock | undefined> {
+    if (this.lastBlockRead === undefined) {
+      const read = this.readLastBlock();
+      this.lastBlockRead = read;
+      const settle = () => {
+        this.lastBlockRead = undefined;
+        if (this.nextLastBlock) {
+          const next = this.nextLastBlock;
+          this.nextLastBlock = undefined;
+          this.lastBlock().then(next.resolve, next.reject);
+        }
+      };
+      read.then(settle, settle);
+      return read;
+    }
+    if (this.nextLastBlock === undefined) {
+      let resolve!: (b: CommittedBlock | undefined) => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<CommittedBlock | undefined>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.nextLastBlock = { promise, resolve, reject };
+    }
+    return this.nextLastBlock.promise;
+  }
+
+  private async readLastBlock(): Promise<CommittedBlock | undefined> {
     const { rows } = await this.pool.query<{ height: string; time: bigint; chain_id: string; hash: string }>(
       'SELECT height, time, chain_id, hash FROM last_block WHERE only_row = 1',
     );

@@ -71,12 +71,14 @@ export interface AnswerOptions {
 /** Sends the answer to a page request, computing it only if the cache cannot serve it. */
 export async function sendAnswer(o: AnswerOptions): Promise<FastifyReply> {
   const { request, reply, cache, key } = o;
-  let answer = cache === undefined ? undefined : cache.get(key, blockToken(await o.store.lastBlock()));
+  // A store that cannot say its last block may still answer the page (or fail it, and say why).
+  const block = cache === undefined ? undefined : await o.store.lastBlock().then(blockToken, () => undefined);
+  let answer = block === undefined ? undefined : cache!.get(key, block);
   if (answer === undefined) {
     const fresh = await o.read();
     const body = o.pretty ? prettyJson(fresh.json) : fresh.json;
     answer = { block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, body, etag: etagOf(body), encoded: new Map() };
-    cache?.set(key, answer);
+    if (block !== undefined) cache?.set(key, answer);
   }
   setBlockHeaders(reply, answer.lastBlock);
   reply.header('etag', answer.etag).header('vary', 'accept-encoding');

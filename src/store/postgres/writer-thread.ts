@@ -5,37 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EncodedGroup } from './block-writer.js';
+import { threadError, type WriterReply, type WriterRequest, type WriterThreadInput } from './writer-messages.js';
 import { WriterSession } from './writer-session.js';
-
-export interface WriterThreadInput {
-  url: string;
-  wait: boolean;
-  pollMs: number | undefined;
-}
-
-/** An error as it crosses threads: its class is lost on the way, so its name says which it was. */
-export interface ThreadError {
-  name: string;
-  message: string;
-}
-
-export type WriterRequest =
-  | { type: 'abort' }
-  | { id: number; type: 'lastBlock' }
-  | { id: number; type: 'blockHashes'; from: bigint; to: bigint }
-  /** `error`: the batch could not be encoded; it still takes its turn, and fails. */
-  | { id: number; type: 'write'; group: EncodedGroup | undefined; error?: ThreadError }
-  | { id: number; type: 'close' };
-
-export type WriterReply =
-  | { type: 'standby' }
-  | { type: 'opened' }
-  | { type: 'openFailed'; error: ThreadError }
-  | { type: 'reply'; id: number; value?: unknown; error?: ThreadError };
-
-export function threadError(e: unknown): ThreadError {
-  return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
-}
 
 /** Buffers arrive as plain Uint8Arrays: streams and pg want Buffers. */
 function asBuffers(group: EncodedGroup): EncodedGroup {

@@ -12,7 +12,7 @@ import type { WriterOptions } from '../open.js';
 import { SchemaVersionError, type CommittedBlock, type WriteStore } from '../store.js';
 import { encodeGroup, encodedTransferables, type EncodedGroup } from './block-writer.js';
 import { WriterLockHeldError } from './election.js';
-import { threadError, type ThreadError, type WriterReply, type WriterRequest, type WriterThreadInput } from './writer-thread.js';
+import { threadError, type ThreadError, type WriterReply, type WriterRequest, type WriterThreadInput } from './writer-messages.js';
 
 export interface PostgresWriterOptions extends WriterOptions {
   /** For tests: how often a standby asks for the writer lock (ms). */

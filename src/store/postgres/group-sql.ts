@@ -1,0 +1,142 @@
+/**
+ * The SQL that writes a group (./block-writer.ts): session-local staging
+ * tables that COPY fills, and the set-based statements that move their rows
+ * into place. The semantics are the embedded writer's (../sqlite/block-writer.ts).
+ */
+import type pg from 'pg';
+import { CURRENT_FIELDS, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, type CurrentField } from '../rows.js';
+
+/**
+ * Staging columns of an order's current state: those of orders_current, with
+ * its market and party by id (numbered on the server, see CURRENT_SQL).
+ */
+export const STAGED_CURRENT_FIELDS = CURRENT_FIELDS.map((c) =>
+  c === 'market_no' ? 'market_id' : c === 'party_no' ? 'party_id' : c);
+
+/**
+ * One table per kind of row, created once per session. ON COMMIT DELETE ROWS
+ * empties them at each commit (a failed transaction's rows go with its
+ * rollback). `seq` numbers rows in the order COPY reads them: where the group
+ * holds a key twice, the later row wins. lq_markets and lq_parties list the
+ * group's ids in the order it first names them.
+ */
+const STAGING = `
+  CREATE TEMP TABLE lq_history (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY, vega_time BIGINT NOT NULL, id_bytes BYTEA NOT NULL, message BYTEA NOT NULL
+  ) ON COMMIT DELETE ROWS;
+  CREATE TEMP TABLE lq_current (LIKE orders_current) ON COMMIT DELETE ROWS;
+  ALTER TABLE lq_current DROP COLUMN market_no, DROP COLUMN party_no,
+    ADD COLUMN market_id TEXT NOT NULL, ADD COLUMN party_id TEXT NOT NULL;
+  CREATE TEMP TABLE lq_markets (pos INTEGER NOT NULL, id TEXT NOT NULL) ON COMMIT DELETE ROWS;
+  CREATE TEMP TABLE lq_parties (pos INTEGER NOT NULL, id TEXT NOT NULL) ON COMMIT DELETE ROWS;
+  CREATE TEMP TABLE lq_signatures (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE node_signatures) ON COMMIT DELETE ROWS;
+  CREATE TEMP TABLE lq_added (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE signer_added) ON COMMIT DELETE ROWS;
+  CREATE TEMP TABLE lq_removed (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE signer_removed) ON COMMIT DELETE ROWS;
+`;
+
+/**
+ * Prepares a session to write groups.
+ * - Staging tables. A group of catching up stages tens of MB; temp_buffers
+ *   (8 MB by default, settable only before the session first touches a
+ *   temporary table) keeps that in memory.
+ * - No hash or merge joins. Every join here looks up the group's rows in a
+ *   table by its unique index; the planner, with no statistics on a staging
+ *   table and a large table on the other side, would rather scan and hash
+ *   the large table whole (all of orders_current, for each group). These
+ *   settings are the writer session's own.
+ */
+export async function prepareWriterSession(client: pg.ClientBase): Promise<void> {
+  await client.query(`SET temp_buffers = '128MB'`);
+  await client.query('SET enable_hashjoin = off');
+  await client.query('SET enable_mergejoin = off');
+  await client.query(STAGING);
+}
+
+const IDENTITY: readonly CurrentField[] = ['id_bytes', 'id_key'];
+const list = (columns: readonly string[], prefix = '') => columns.map((c) => prefix + c).join(', ');
+const assignAll = (columns: readonly string[]) => columns.map((c) => `${c} = excluded.${c}`).join(', ');
+
+/** Ids missing from an interning table get the next numbers, in the order the group first names them. */
+const internSql = (table: 'markets' | 'parties', staged: string) => `
+  INSERT INTO ${table} (id)
+  SELECT s.id FROM ${staged} s WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.id = s.id) ORDER BY s.pos
+  ON CONFLICT (id) DO NOTHING`;
+export const INTERN_MARKETS_SQL = internSql('markets', 'lq_markets');
+export const INTERN_PARTIES_SQL = internSql('parties', 'lq_parties');
+
+/**
+ * Each order's state, in one statement:
+ * - orders already stored are updated (never their id columns: they
+ *   identify the row, and id_key ends every listing index), returning the
+ *   state they replace (`prior` is the row as the statement found it);
+ * - the others are inserted: an update is not tried first, nor is an insert
+ *   that conflicts, and most orders of a group are new;
+ * - order_counts changes by +1 for each new state's values and -1 for each
+ *   replaced one's; a value whose changes cancel out is not touched.
+ * A group holds each order once, so no row is touched twice.
+ */
+export const CURRENT_SQL = (() => {
+  const value = (c: string) => (c === 'market_no' ? 'm.no' : c === 'party_no' ? 'p.no' : `s.${c}`);
+  const assigned = CURRENT_FIELDS.filter((c) => !IDENTITY.includes(c));
+  const numbered = 'lq_current s JOIN markets m ON m.id = s.market_id JOIN parties p ON p.id = s.party_id';
+  return `
+    WITH changed AS (
+      UPDATE orders_current o SET ${assigned.map((c) => `${c} = ${value(c)}`).join(', ')}
+      FROM ${numbered} JOIN orders_current prior ON prior.id_bytes = s.id_bytes
+      WHERE o.id_bytes = s.id_bytes
+      RETURNING prior.status, prior.type, prior.time_in_force, prior.live
+    ), added AS (
+      INSERT INTO orders_current (${list(CURRENT_FIELDS)})
+      SELECT ${CURRENT_FIELDS.map(value).join(', ')} FROM ${numbered}
+      WHERE NOT EXISTS (SELECT 1 FROM orders_current c WHERE c.id_bytes = s.id_bytes)
+    )
+    INSERT INTO order_counts (dimension, value, n)
+    SELECT d.dimension, d.value, sum(d.n) FROM (
+      SELECT status, type, time_in_force, live, 1 AS n FROM lq_current
+      UNION ALL
+      SELECT status, type, time_in_force, live, -1 FROM changed
+    ) r CROSS JOIN LATERAL (VALUES
+      ('status', r.status, r.n), ('type', r.type, r.n), ('timeInForce', r.time_in_force, r.n), ('live', r.live::integer, r.n)
+    ) AS d (dimension, value, n)
+    GROUP BY d.dimension, d.value HAVING sum(d.n) <> 0
+    ON CONFLICT (dimension, value) DO UPDATE SET n = order_counts.n + excluded.n`;
+})();
+
+export const HISTORY_COLUMNS = ['vega_time', 'id_bytes', 'message'] as const;
+
+/**
+ * History that may meet rows it must replace: each block holds an order once,
+ * so a (time, id) comes twice only from two blocks with the same time, and
+ * then the later state wins, in the group as over a stored row.
+ */
+export const STAGED_HISTORY_SQL = `
+  INSERT INTO orders_history (vega_time, id_bytes, message)
+  SELECT DISTINCT ON (vega_time, id_bytes) vega_time, id_bytes, message FROM lq_history
+  ORDER BY vega_time, id_bytes, seq DESC
+  ON CONFLICT (vega_time, id_bytes) DO UPDATE SET message = excluded.message`;
+
+/**
+ * Can the group's history go straight into orders_history? Only if no two of
+ * its blocks share a time (`times` has one per block) and no stored row has
+ * one of their times: this query, run under the writer's lock, says.
+ */
+export const historyTakenSql = (times: readonly bigint[]) =>
+  `SELECT EXISTS (SELECT 1 FROM orders_history WHERE vega_time = ANY ('{${times.join(',')}}'::bigint[])) AS taken`;
+
+/** The same signature seen again is the same row: the first one stays. */
+export const SIGNATURES_SQL = `
+  INSERT INTO node_signatures (resource_id, sig, kind, vega_time)
+  SELECT resource_id, sig, kind, vega_time FROM lq_signatures ORDER BY seq
+  ON CONFLICT DO NOTHING`;
+
+/** Bundles are replaced by signature id: the group's last row of each wins. */
+const bundleSql = (table: string, staged: string, columns: readonly string[]) => `
+  INSERT INTO ${table} (${list(columns)})
+  SELECT DISTINCT ON (signature_id) ${list(columns)} FROM ${staged} ORDER BY signature_id, seq DESC
+  ON CONFLICT (signature_id) DO UPDATE SET ${assignAll(columns.filter((c) => c !== 'signature_id'))}`;
+export const ADDED_SQL = bundleSql('signer_added', 'lq_added', SIGNER_ADDED_FIELDS);
+export const REMOVED_SQL = bundleSql('signer_removed', 'lq_removed', SIGNER_REMOVED_FIELDS);
+
+/** The COPY of rows into a table, text format unless given. */
+export const copySql = (table: string, columns: readonly string[], format = 'text') =>
+  `COPY ${table} (${list(columns)}) FROM STDIN${format === 'text' ? '' : ` (FORMAT ${format})`}`;

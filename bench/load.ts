@@ -1,0 +1,205 @@
+/**
+ * The bench harness's processes: servers started and stopped, their memory,
+ * wrk as the load generator (its own process, so it shares a process with
+ * neither the server nor the raw query loop), and answers captured over HTTP.
+ */
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { CapturedAnswer } from './static-server.js';
+
+export interface Measure {
+  rate: number;
+  /** Milliseconds. */
+  p50: number;
+  p99: number;
+}
+
+export interface RunningServer {
+  url: string;
+  pid: number;
+  /** From spawn to the first 200 of `readyPath`, ms. */
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node args...`, waits for its "listening at URL" line, then asks
+ * `readyPath` until it answers 200: the time to the first answer, which is
+ * what a restarted instance behind a load balancer costs.
+ */
+export async function startProcess(args: string[], readyPath: string, env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, LOG_REQUESTS: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening at (http:\/\/[^"\s]+)/i.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code} before listening: ${out}`)));
+  });
+  child.stdout.resume();
+  for (;;) {
+    const status = await new Promise<number>((resolve) => {
+      request(url + readyPath, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', () => resolve(0)).end();
+    });
+    if (status === 200) break;
+    if (performance.now() - started > 120_000) throw new Error(`${url}${readyPath}: no 200 within 120 s (last ${status})`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const startMs = performance.now() - started;
+  return {
+    url, pid: child.pid!, startMs,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Resident memory of a process and all its descendants, MB: a server that
+ * answers on several cores (workers) is measured whole. Shared pages are
+ * counted once per process, so for a cluster this is an upper bound.
+ */
+export function treeRssMb(pid: number): number {
+  let kb = 0;
+  const pending = [pid];
+  while (pending.length > 0) {
+    const p = pending.pop()!;
+    try {
+      const status = readFileSync(`/proc/${p}/status`, 'utf8');
+      kb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      for (const task of readdirSync(`/proc/${p}/task`)) {
+        const children = readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
+        if (children) pending.push(...children.split(/\s+/).map(Number));
+      }
+    } catch {
+      // The process ended between two reads: it holds no memory.
+    }
+  }
+  return kb / 1024;
+}
+
+/** Fails with the install line when wrk is missing, before anything slow starts. */
+export function checkWrk(): void {
+  const r = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  if (r.error !== undefined) {
+    throw new Error('npm run bench drives the server with wrk, which is not installed: apt-get install wrk (Debian/Ubuntu), brew install wrk (macOS)');
+  }
+}
+
+/**
+ * Each request is the next path of the list, pre-formatted once in init (so
+ * the Lua side costs next to nothing per request); threads start at different
+ * places. done() prints one line the harness parses.
+ */
+const WRK_SCRIPT = `
+local counter = 0
+function setup(thread)
+  thread:set("offset", counter)
+  counter = counter + 1
+end
+local requests = {}
+local n = 0
+local i = 0
+function init(args)
+  for line in io.lines(args[1]) do
+    n = n + 1
+    requests[n] = wrk.format(nil, line)
+  end
+  i = ((offset or 0) * 7919) % n
+end
+function request()
+  i = i % n + 1
+  return requests[i]
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK_RESULT {"requests":%d,"duration":%d,"p50":%.1f,"p99":%.1f,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect, e.read, e.write, e.status, e.timeout))
+end
+`;
+
+interface WrkResult {
+  requests: number;
+  /** Microseconds, as are the percentiles. */
+  duration: number;
+  p50: number;
+  p99: number;
+  connect: number;
+  read: number;
+  write: number;
+  status: number;
+  timeout: number;
+}
+
+export interface LoadOptions {
+  seconds: number;
+  connections: number;
+  threads: number;
+  gzip: boolean;
+}
+
+/** wrk against `origin`, rotating through `paths`; any error or non-2xx answer fails the measurement. */
+export async function wrk(origin: string, paths: readonly string[], o: LoadOptions): Promise<Measure> {
+  const dir = mkdtempSync(join(tmpdir(), 'lq-wrk-'));
+  try {
+    writeFileSync(join(dir, 'rotate.lua'), WRK_SCRIPT);
+    writeFileSync(join(dir, 'paths'), paths.join('\n') + '\n');
+    const args = [
+      '-t', String(o.threads), '-c', String(o.connections), '-d', `${o.seconds}s`, '--timeout', '10s',
+      '-s', join(dir, 'rotate.lua'), ...(o.gzip ? ['-H', 'Accept-Encoding: gzip'] : []),
+      origin, '--', join(dir, 'paths'),
+    ];
+    const { stdout } = await promisify(execFile)('wrk', args, { maxBuffer: 16 << 20 });
+    const line = /WRK_RESULT (\{.*\})/.exec(stdout)?.[1];
+    if (line === undefined) throw new Error(`wrk printed no result: ${stdout}`);
+    const r = JSON.parse(line) as WrkResult;
+    const errors = r.connect + r.read + r.write + r.status + r.timeout;
+    if (errors > 0) throw new Error(`${origin}${paths[0]}: wrk counted errors ${line}`);
+    return { rate: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Headers a server sets per connection or per moment, which a replay must not repeat. */
+const NOT_REPLAYED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+/** Each path's answer, as the real server sends it (gzip-compressed when asked), a few at a time. */
+export async function capture(origin: string, paths: readonly string[], gzip: boolean): Promise<CapturedAnswer[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  const one = (path: string) => new Promise<CapturedAnswer>((resolve, reject) => {
+    const req = request(origin + path, { agent, headers: gzip ? { 'accept-encoding': 'gzip' } : {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`${path}: ${res.statusCode} ${Buffer.concat(chunks).toString()}`));
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (v !== undefined && !NOT_REPLAYED.has(k)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        }
+        resolve({ path, gzip, headers, body: Buffer.concat(chunks) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject).end();
+  });
+  try {
+    const answers: CapturedAnswer[] = [];
+    for (let i = 0; i < paths.length; i += 4) answers.push(...await Promise.all(paths.slice(i, i + 4).map(one)));
+    return answers;
+  } finally {
+    agent.destroy();
+  }
+}

@@ -17,7 +17,7 @@ const ROW_FIXED_BYTES = 2 + (4 + 8) + (4 + ID_BYTES) + 4;
 export function historyBinaryCopy({ times, ids, messages, ends }: PackedHistory): Buffer {
   const rows = times.length;
   const messageBytes = rows === 0 ? 0 : ends[rows - 1]!;
-  const out = Buffer.allocUnsafe(HEADER_BYTES + rows * ROW_FIXED_BYTES + messageBytes + 2);
+  const out = Buffer.allocUnsafeSlow(HEADER_BYTES + rows * ROW_FIXED_BYTES + messageBytes + 2);
   SIGNATURE.copy(out, 0);
   let at = SIGNATURE.byteLength;
   at = out.writeInt32BE(0, at); // flags

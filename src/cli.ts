@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 /** The `ledger-query` command: serve, ingest, simulate, demo. */
 import { existsSync, mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { buildServer } from './api/server.js';
 import { fileSource, plainFileSize } from './ingest/file-source.js';
 import { IngestError } from './ingest/errors.js';
-import { startBackgroundIngest, type BackgroundIngest } from './ingest/background.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
+import { serve as serveCommand } from './serve.js';
 import { writeEventFile } from './simulate/write.js';
 import { DEFAULT_DATA_DIR, openStore, openWriter, type StoreConfig } from './store/open.js';
 import { SchemaVersionError } from './store/store.js';
@@ -17,10 +17,10 @@ import { SchemaVersionError } from './store/store.js';
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
 
 Usage:
-  ledger-query serve    [--port N] [--host H] [STORE] [--source SPEC [--follow] [--allow-gaps] | --no-ingest]
+  ledger-query serve    [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] | --no-ingest]
   ledger-query ingest   FILE|SPEC... [STORE] [--allow-gaps]
   ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
-  ledger-query demo     [--port N] [--host H] [STORE] [--blocks N] [--seed S]
+  ledger-query demo     [--port N] [--host H] [STORE] [--workers N] [--blocks N] [--seed S]
   ledger-query COMMAND --help
 
 STORE is --data-dir DIR (the embedded store, the default) or --database-url postgres://...
@@ -31,7 +31,7 @@ const STORE_HELP = `--data-dir DIR  embedded store folder (env LEDGER_DATA_DIR, 
   --database-url URL  a PostgreSQL database instead, postgres://user:password@host:port/db (env DATABASE_URL)`;
 
 const HELP = {
-  serve: `ledger-query serve [--port N] [--host H] [STORE] [--source SPEC [--follow] [--allow-gaps] | --no-ingest]
+  serve: `ledger-query serve [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] | --no-ingest]
   Serves the REST API (data node API v0.73 paths) over the store and, with
   --source, ingests live in a worker thread while serving. Without --no-ingest
   it creates or migrates the store first. With --database-url, several
@@ -45,6 +45,8 @@ const HELP = {
   --allow-gaps    accept a jump in block height instead of stopping
   --no-ingest     queries only: never migrate or write (a PostgreSQL role with
                   SELECT rights, or a read replica, will do)
+  --workers N     HTTP processes answering on the port (default: one per core,
+                  ${availableParallelism()} here); ingestion stays in the first process
   Role (writer, standby, reader) and ingestion progress: GET /api/v2/ingest/status.
 `,
   ingest: `ledger-query ingest FILE|SPEC... [STORE] [--allow-gaps]
@@ -66,7 +68,7 @@ const HELP = {
   --seed S                random seed (default 1)
   --orders-per-block N    average new orders per block (default 50)
 `,
-  demo: `ledger-query demo [--port N] [--host H] [STORE] [--blocks N] [--seed S]
+  demo: `ledger-query demo [--port N] [--host H] [STORE] [--workers N] [--blocks N] [--seed S]
   Simulates a network (once), ingests it and serves it, printing example queries.
   Defaults: --data-dir ./data/demo, --blocks 500, --seed 1.
 `,
@@ -92,6 +94,11 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
   return Number(value);
+}
+
+/** HTTP processes: --workers, else one per core. */
+function workersOf(value: string | undefined): number {
+  return positiveInt('workers', value, availableParallelism());
 }
 
 /** 0 asks the OS for a free port (tests, benchmarks). */
@@ -121,6 +128,7 @@ async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, {
     port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
     follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' }, 'no-ingest': { type: 'boolean' },
+    workers: { type: 'string' },
   });
   if (values.help) return void process.stdout.write(HELP.serve);
   const readOnly = values['no-ingest'] ?? false;
@@ -132,45 +140,7 @@ async function serve(args: string[]): Promise<void> {
   const live = values.source === undefined ? undefined : {
     spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
   };
-  await startServer(store, values.host ?? '127.0.0.1', port(values.port), live, readOnly);
-}
-
-interface LiveSource {
-  spec: string;
-  follow: boolean;
-  allowGaps: boolean;
-}
-
-/**
- * Serves queries, ingesting `live` meanwhile. A `readOnly` instance never
- * migrates: its role may be allowed SELECT only, or its database be a replica.
- */
-async function startServer(config: StoreConfig, host: string, portNumber: number, live?: LiveSource, readOnly = false): Promise<string> {
-  if (readOnly && config.databaseUrl === undefined && !existsSync(join(config.dataDir, 'ledger.db'))) {
-    throw new SchemaVersionError(`no ledger-query store in ${config.dataDir}: ingest into it, or serve without --no-ingest, once to create it`);
-  }
-  // Created and migrated first; the HTTP thread then only ever reads (the ingestion worker writes).
-  if (!readOnly) await (await openStore(config)).close();
-  const store = await openStore(config, { readonly: true });
-  let ingestion: BackgroundIngest | undefined;
-  const app = await buildServer({
-    store, logger: { level: process.env.LOG_LEVEL ?? 'info' }, logRequests: process.env.LOG_REQUESTS === '1',
-    ingestStatus: live && (() => ingestion!.status()),
-  });
-  ingestion = live && startBackgroundIngest({
-    store: config, ...live,
-    onLog: (level, msg) => app.log[level](msg),
-    onListening: (a) => app.log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
-  });
-  const close = async () => {
-    await ingestion?.stop();
-    await app.close();
-    await store.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', close);
-  process.once('SIGTERM', close);
-  return app.listen({ host, port: portNumber });
+  await serveCommand({ store, host: values.host ?? '127.0.0.1', port: port(values.port), live, readOnly, workers: workersOf(values.workers) });
 }
 
 function describe(s: IngestStats): string {
@@ -253,6 +223,7 @@ async function simulate(args: string[]): Promise<void> {
 async function demo(args: string[]): Promise<void> {
   const { values } = parse(args, {
     port: { type: 'string' }, host: { type: 'string' }, blocks: { type: 'string' }, seed: { type: 'string' },
+    workers: { type: 'string' },
   });
   if (values.help) return void process.stdout.write(HELP.demo);
   const store = storeOf(values, join(DEFAULT_DATA_DIR, 'demo'));
@@ -261,7 +232,9 @@ async function demo(args: string[]): Promise<void> {
     await simulate(['--out', file, '--blocks', values.blocks ?? '500', '--seed', values.seed ?? '1']);
   }
   await ingestFiles([file], store, false);
-  const address = await startServer(store, values.host ?? '127.0.0.1', port(values.port));
+  const address = await serveCommand({
+    store, host: values.host ?? '127.0.0.1', port: port(values.port), readOnly: false, workers: workersOf(values.workers),
+  });
   const base = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   console.log(`
 ledger-query is serving the demo network at ${base} (Ctrl-C stops it). Try:

@@ -27,13 +27,13 @@ function statusJson(s: StatusBody): string {
 
 export async function ingestStatusRoute(
   app: FastifyInstance,
-  { status, store }: { status?: () => IngestStatus; store: QueryStore },
+  { status, store }: { status?: () => IngestStatus | Promise<IngestStatus>; store: QueryStore },
 ): Promise<void> {
   app.get(INGEST_STATUS_PATH, async (request, reply) => {
     // The last block comes from the store, so it agrees with what queries see right now;
     // counters and rates come from the worker's latest report.
     const last = await store.lastBlock();
-    const s: StatusBody = status ? { ...status() } : { role: 'reader' };
+    const s: StatusBody = status ? { ...(await status()) } : { role: 'reader' };
     if (last) {
       s.lastBlock = { height: last.height, time: last.time };
       s.lagSeconds = Math.max(0, (Date.now() - Number(last.time / 1_000_000n)) / 1000);

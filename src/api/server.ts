@@ -29,7 +29,7 @@ export interface ServerOptions {
    */
   answerCacheBytes?: number;
   /** Live ingestion's status, when the server ingests while it serves. */
-  ingestStatus?: () => IngestStatus;
+  ingestStatus?: () => IngestStatus | Promise<IngestStatus>;
 }
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {

@@ -33,6 +33,14 @@ export interface IngestStatus {
   skipped: { outsideBlock: number; byType: Record<string, number> };
 }
 
+/** The status of ingestion from `spec` before it has reported anything. */
+export function startingStatus(spec: string): IngestStatus {
+  return {
+    role: 'standby', source: spec, state: 'starting', events: 0, blocksCommitted: 0, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
+    eventsPerSecond: 0, skipped: { outsideBlock: 0, byType: {} },
+  };
+}
+
 export interface BackgroundIngest {
   status(): IngestStatus;
   /** Resolves once ingestion ends (the source ended, failed, or stop() was called). */
@@ -59,10 +67,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
   });
   if (worker.stdin) process.stdin.pipe(worker.stdin);
 
-  const status: IngestStatus = {
-    role: 'standby', source: input.spec, state: 'starting', events: 0, blocksCommitted: 0, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
-    eventsPerSecond: 0, skipped: { outsideBlock: 0, byType: {} },
-  };
+  const status = startingStatus(input.spec);
   const samples: { at: number; events: number }[] = [];
   const apply = (s: IngestStats) => {
     status.source = s.source;

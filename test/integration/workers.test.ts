@@ -1,0 +1,109 @@
+/**
+ * `serve --workers N`: HTTP workers share the port, each with a connection of
+ * its own, while the first process ingests. Every worker answers the same
+ * bytes, and a committed block reaches every worker's answers (and caches).
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runCli, startServe, type RunningServer } from '../support/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lq-workers-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A GET on a connection of its own, so that the cluster may hand it to any worker. */
+function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; height: string; etag: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close', ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({
+        status: res.statusCode ?? 0, height: String(res.headers['x-block-height']), etag: String(res.headers.etag), body,
+      }));
+    });
+    req.on('error', reject);
+    req.setTimeout(5000, () => req.destroy(new Error(`no answer in 5 s: ${url}`)));
+    req.end();
+  });
+}
+
+/** The pids that logged a completed request. */
+function servingPids(server: RunningServer): Set<number> {
+  const pids = new Set<number>();
+  for (const line of server.output().split('\n')) {
+    if (!line.includes('request completed')) continue;
+    pids.add((JSON.parse(line) as { pid: number }).pid);
+  }
+  return pids;
+}
+
+test('two workers answer the same bytes, and each sees a block as soon as it commits', async () => {
+  const full = join(dir, 'sim.events');
+  assert.equal(runCli(['simulate', '--out', full, '--blocks', '40', '--seed', '3', '--orders-per-block', '10']).status, 0);
+  const bytes = readFileSync(full);
+  // The file grows while it is served: first 60% of it (cut anywhere: the source waits for the rest), then the rest.
+  const file = join(dir, 'growing.events');
+  const cut = Math.floor(bytes.length * 0.6);
+  writeFileSync(file, bytes.subarray(0, cut));
+
+  const server = await startServe(
+    ['--data-dir', join(dir, 'store'), '--workers', '2', '--source', `file://${file}`, '--follow'],
+    { LOG_REQUESTS: '1' },
+  );
+  try {
+    const url = `${server.url}/api/v2/orders?pagination.first=20`;
+    // Whatever whole blocks the first part holds, once ingested.
+    let first = await get(url);
+    for (let i = 0, last = ''; i < 200; i++, await sleep(50)) {
+      first = await get(url);
+      if (first.height !== '0' && first.height === last) break;
+      last = first.height;
+    }
+    assert.ok(Number(first.height) > 5 && Number(first.height) < 40, first.height);
+    const answers = await Promise.all(Array.from({ length: 30 }, () => get(url)));
+    for (const a of answers) assert.deepEqual(a, first, 'every worker, the same answer');
+    assert.equal(servingPids(server).size, 2, 'both workers answered');
+
+    appendFileSync(file, bytes.subarray(cut));
+    let latest = await get(url);
+    for (let i = 0; i < 200 && latest.height !== '40'; i++, await sleep(25)) latest = await get(url);
+    assert.equal(latest.height, '40');
+    assert.notEqual(latest.body, first.body);
+    // Once one worker shows block 40, every worker does: none keeps serving its earlier answer.
+    const after = await Promise.all(Array.from({ length: 30 }, () => get(url, { 'if-none-match': first.etag })));
+    for (const a of after) {
+      assert.equal(a.status, 200);
+      assert.equal(a.height, '40');
+      assert.equal(a.body, latest.body);
+    }
+    const status = JSON.parse((await get(`${server.url}/api/v2/ingest/status`)).body) as { role: string; lastBlock: { height: string } };
+    assert.equal(status.role, 'writer');
+    assert.equal(status.lastBlock.height, '40');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a worker that dies is replaced; the others serve meanwhile', async () => {
+  const server = await startServe(['--data-dir', join(dir, 'store'), '--workers', '2', '--no-ingest'], { LOG_REQUESTS: '1' });
+  try {
+    const url = `${server.url}/api/v2/orders?pagination.first=3`;
+    await Promise.all(Array.from({ length: 20 }, () => get(url)));
+    const [victim] = [...servingPids(server)];
+    process.kill(victim!, 'SIGKILL');
+    // A connection handed to the worker as it died is lost with it (node:cluster); the ones after are served.
+    let replaced = false;
+    for (let i = 0; i < 100 && !replaced; i++, await sleep(50)) replaced = /exited \(SIGKILL\); starting another/.test(server.output());
+    assert.ok(replaced, 'the primary notices and starts another worker');
+    for (let i = 0; i < 20; i++) assert.equal((await get(url)).status, 200, 'served meanwhile');
+    for (let i = 0; i < 200 && servingPids(server).size < 3; i++, await sleep(20)) await get(url);
+    assert.equal(servingPids(server).size, 3, 'the new worker answers too');
+  } finally {
+    await server.stop();
+  }
+});

@@ -38,14 +38,17 @@ export async function startProcess(args: string[], readyPath: string, env: NodeJ
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let out = '';
+  const onData = (d: Buffer) => { out += d.toString(); };
+  child.stdout.on('data', onData);
   const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
+    child.stdout.on('data', () => {
       const m = /listening at (http:\/\/[^"\s]+)/i.exec(out);
       if (m) resolve(m[1]!);
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code} before listening: ${out}`)));
   });
+  // From here on its output is drained unread: scanning a log that grows for as long as the server runs would cost this process CPU the measurements need.
+  child.stdout.removeAllListeners('data');
   child.stdout.resume();
   for (;;) {
     const status = await new Promise<number>((resolve) => {
@@ -65,19 +68,29 @@ export async function startProcess(args: string[], readyPath: string, env: NodeJ
   };
 }
 
+export interface Rss {
+  /** VmRSS, MB: what the process holds in memory, mapped store pages included. */
+  total: number;
+  /** RssAnon, MB: its heap and stacks alone, without the file pages the OS can drop. */
+  anon: number;
+}
+
 /**
- * Resident memory of a process and all its descendants, MB: a server that
- * answers on several cores (workers) is measured whole. Shared pages are
- * counted once per process, so for a cluster this is an upper bound.
+ * Resident memory of a process and all its descendants: a server that
+ * answers on several cores (workers) is measured whole. Pages shared between
+ * them (a store file mapped by each) are counted once per process, so for
+ * several processes the total is an upper bound.
  */
-export function treeRssMb(pid: number): number {
-  let kb = 0;
+export function treeRss(pid: number): Rss {
+  let total = 0;
+  let anon = 0;
   const pending = [pid];
   while (pending.length > 0) {
     const p = pending.pop()!;
     try {
       const status = readFileSync(`/proc/${p}/status`, 'utf8');
-      kb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      total += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      anon += Number(/^RssAnon:\s+(\d+)/m.exec(status)?.[1] ?? 0);
       for (const task of readdirSync(`/proc/${p}/task`)) {
         const children = readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
         if (children) pending.push(...children.split(/\s+/).map(Number));
@@ -86,7 +99,7 @@ export function treeRssMb(pid: number): number {
       // The process ended between two reads: it holds no memory.
     }
   }
-  return kb / 1024;
+  return { total: total / 1024, anon: anon / 1024 };
 }
 
 /** Fails with the install line when wrk is missing, before anything slow starts. */

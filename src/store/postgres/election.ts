@@ -77,7 +77,8 @@ export class WriterLease {
     const { wait = false, signal, onStandby, pollMs = POLL_MS } = options;
     // Watch from the start: a session lost while waiting fails the next poll, not silently later.
     const lease = new WriterLease(client);
-    for (const setting of KEEPALIVE_SETTINGS) await client.query(setting);
+    // Best effort: a server too old for one of them (tcp_user_timeout came in 12) still elects.
+    for (const setting of KEEPALIVE_SETTINGS) await client.query(setting).catch(() => undefined);
     let standby = false;
     for (;;) {
       signal?.throwIfAborted();

@@ -33,20 +33,26 @@ export interface RunningServer {
  */
 export async function startProcess(args: string[], readyPath: string, env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
   const started = performance.now();
+  // The listening line is logged at info, the default level: a LOG_LEVEL inherited from the caller's shell would hide it.
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, LOG_REQUESTS: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'info', LOG_REQUESTS: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let out = '';
   const onData = (d: Buffer) => { out += d.toString(); };
   child.stdout.on('data', onData);
+  let timer: NodeJS.Timeout | undefined;
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', () => {
       const m = /listening at (http:\/\/[^"\s]+)/i.exec(out);
       if (m) resolve(m[1]!);
     });
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code} before listening: ${out}`)));
-  });
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${args.join(' ')}: no "listening at" line within 120 s: ${out}`));
+    }, 120_000);
+  }).finally(() => clearTimeout(timer));
   // From here on its output is drained unread: scanning a log that grows for as long as the server runs would cost this process CPU the measurements need.
   child.stdout.removeAllListeners('data');
   child.stdout.resume();

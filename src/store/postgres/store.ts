@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../../domain/order.js';
-import type { Page, PageRequest } from '../../domain/page.js';
+import type { BlockStamp, Page, PageRequest } from '../../domain/page.js';
 import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
-import { assemblePage, type OrderStats } from '../plan.js';
+import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
 import { GroupRows, type SqlValue } from '../rows.js';
 import type { CommittedBlock, Store } from '../store.js';
 import { newPool } from './connection.js';
@@ -46,13 +46,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 /** Queries run on the server's processes, not on this thread: a few connections keep both cores busy. */
 const DEFAULT_POOL_SIZE = 4;
-
-/**
- * How long the planner's counts are reused. They only steer which index a
- * query walks (never what it returns), and change a little with each block;
- * reading them is a round trip that a page should not pay every time.
- */
-const STATS_MAX_AGE_MS = 1000;
 
 /** A named statement per distinct text: each pooled connection parses and plans it once. */
 function statementName(text: string): string {
@@ -98,7 +91,12 @@ type PageRowValues = [json: string | null, k1: bigint | null, k2: unknown, heigh
 
 export class PostgresStore implements Store<GroupRows> {
   private readonly texts = new StatementTexts(512);
-  private stats: { read: number; value: Promise<OrderStats> } | undefined;
+  /**
+   * The planner's counts, with the block they were read at ('' if unknown).
+   * They change only when a block commits: a page that shows another block
+   * drops them, and the next page reads them again.
+   */
+  private stats: { block: string; value: Promise<OrderStats> } | undefined;
   private writer: Promise<PostgresWriter> | undefined;
   private lastBlockRead: Promise<CommittedBlock | undefined> | undefined;
   private nextLastBlock:
@@ -187,18 +185,24 @@ export class PostgresStore implements Store<GroupRows> {
     await this.pool.end();
   }
 
-  /** The planner's view of the current orders, reused for up to STATS_MAX_AGE_MS. */
+  /** The planner's view of the current orders, read once per block. */
   orderStats(): Promise<OrderStats> {
-    const now = Date.now();
-    if (this.stats === undefined || now - this.stats.read > STATS_MAX_AGE_MS) {
-      const value = this.readOrderStats();
-      this.stats = { read: now, value };
-      // A failed read is not kept: the next page asks again.
-      value.catch(() => {
-        if (this.stats?.value === value) this.stats = undefined;
+    if (this.stats === undefined) {
+      const read = this.readOrderStats();
+      const stats = { block: '', value: read.then((r) => r.stats) };
+      this.stats = stats;
+      read.then((r) => (stats.block = r.block), () => {
+        // A failed read is not kept: the next page asks again.
+        if (this.stats === stats) this.stats = undefined;
       });
     }
     return this.stats.value;
+  }
+
+  /** Drops the counts if they were read at another block than `block`. */
+  private sawBlock(block: BlockStamp | undefined): void {
+    const token = block === undefined ? '' : `${block.height}:${block.time}`;
+    if (this.stats !== undefined && this.stats.block !== token) this.stats = undefined;
   }
 
   /**
@@ -214,19 +218,14 @@ export class PostgresStore implements Store<GroupRows> {
     return this.explain(bundleQueries(POSTGRES, filter, page));
   }
 
-  private async readOrderStats(): Promise<OrderStats> {
-    const { rows } = await this.pool.query({ text: 'SELECT dimension, value, n FROM order_counts', rowMode: 'array' });
-    const counts = new Map<string, number>();
-    let total = 0;
-    for (const [dimension, value, n] of rows as [string, number, bigint][]) {
-      counts.set(`${dimension}:${value}`, Number(n));
-      if (dimension === 'status') total += Number(n);
-    }
-    return {
-      total,
-      live: counts.get('live:1') ?? 0,
-      count: (dimension, value) => counts.get(`${dimension}:${value}`) ?? 0,
-    };
+  private async readOrderStats(): Promise<{ stats: OrderStats; block: string }> {
+    // One statement, so the counts and the block they belong to are one snapshot.
+    const { rows } = await this.pool.query({
+      text: `SELECT c.dimension, c.value, c.n, l.height || ':' || l.time FROM order_counts AS c LEFT JOIN last_block AS l ON true`,
+      rowMode: 'array',
+    });
+    const counts = rows as [string, number, bigint, string | null][];
+    return { stats: orderStatsOf(counts.map(([d, v, n]) => [d, v, n] as const)), block: counts[0]?.[3] ?? '' };
   }
 
   /** Runs a page's statement; `key` reads a row's listing key from its node and key columns. */
@@ -240,7 +239,9 @@ export class PostgresStore implements Store<GroupRows> {
     const found = rows.map(([json, k1, k2]) => ({ json: json!, key: key(json!, k1!, k2) }));
     const assembled = assemblePage(page, found, meta[5] === true);
     const [, , , height, time] = meta;
-    return height === null ? assembled : { ...assembled, lastBlock: { height: BigInt(height), time: time! } };
+    const lastBlock = height === null ? undefined : { height: BigInt(height), time: time! };
+    this.sawBlock(lastBlock);
+    return lastBlock === undefined ? assembled : { ...assembled, lastBlock };
   }
 
   private async explain(queries: PageQueries): Promise<string[]> {

@@ -10,7 +10,7 @@ import type { OrderFilter, OrderKey } from '../../domain/order.js';
 import type { Page, PageRequest } from '../../domain/page.js';
 import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
-import { assemblePage, type OrderStats } from '../plan.js';
+import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
 import { fromU64, GroupRows, u64, type PreparedGroup } from '../rows.js';
 import type { CommittedBlock, Store } from '../store.js';
 import { BlockWriter } from './block-writer.js';
@@ -69,6 +69,11 @@ const BUSY_TIMEOUT_MS = 10_000;
  */
 const WAL_AUTOCHECKPOINT_PAGES = 100_000;
 
+/** The page with the last block of the snapshot it was read in. */
+function stamped<K>(page: Page<K>, last: CommittedBlock | undefined): Page<K> {
+  return last === undefined ? page : { ...page, lastBlock: { height: last.height, time: last.time } };
+}
+
 export class SqliteStore implements Store<GroupRows> {
   private readonly db: Database.Database;
   private readonly statements: StatementCache;
@@ -77,6 +82,7 @@ export class SqliteStore implements Store<GroupRows> {
   private readonly blockHashesStatement: Database.Statement;
   private readonly countsStatement: Database.Statement;
   private readonly read: <T>(fn: () => T) => T;
+  private stats: { block: string; value: OrderStats } | undefined;
 
   constructor(options: SqliteStoreOptions) {
     const readonly = options.readonly ?? false;
@@ -148,21 +154,28 @@ export class SqliteStore implements Store<GroupRows> {
 
   listOrdersSync(filter: OrderFilter, page: PageRequest<OrderKey>): Page<OrderKey> {
     return this.read(() => {
-      const queries = orderQueries(SQLITE, filter, page, this.orderStats());
-      if (queries === undefined) return this.stamped({ rows: [], hasNextPage: false, hasPreviousPage: false });
-      return this.stamped(this.run(page, queries, (row) => ({ createdAt: row[1] as bigint, id: orderIdOfNode(row[0] as string) })));
+      const last = this.lastBlockSync();
+      const queries = orderQueries(SQLITE, filter, page, this.statsAt(last));
+      if (queries === undefined) return stamped({ rows: [], hasNextPage: false, hasPreviousPage: false }, last);
+      return stamped(this.run(page, queries, (row) => ({ createdAt: row[1] as bigint, id: orderIdOfNode(row[0] as string) })), last);
     });
   }
 
   listBundlesSync(filter: BundleFilter, page: PageRequest<BundleKey>): Page<BundleKey> {
-    return this.read(() =>
-      this.stamped(this.run(page, bundleQueries(SQLITE, filter, page), (row) => ({ timestamp: row[1] as bigint, signatureId: row[2] as string }))));
+    return this.read(() => {
+      const last = this.lastBlockSync();
+      return stamped(this.run(page, bundleQueries(SQLITE, filter, page), (row) => ({ timestamp: row[1] as bigint, signatureId: row[2] as string })), last);
+    });
   }
 
-  /** The page with the last block of the snapshot it was read in (call inside that read). */
-  private stamped<K>(page: Page<K>): Page<K> {
-    const last = this.lastBlockSync();
-    return last === undefined ? page : { ...page, lastBlock: { height: last.height, time: last.time } };
+  /**
+   * The planner's counts as of the last block: they change only when a block
+   * commits, so they are read once per block, not once per page.
+   */
+  private statsAt(last: CommittedBlock | undefined): OrderStats {
+    const block = last === undefined ? '' : `${last.height}:${last.time}`;
+    if (this.stats?.block !== block) this.stats = { block, value: this.orderStats() };
+    return this.stats.value;
   }
 
   lastBlockSync(): CommittedBlock | undefined {
@@ -197,17 +210,7 @@ export class SqliteStore implements Store<GroupRows> {
 
   /** The planner's view of the current orders. */
   orderStats(): OrderStats {
-    const counts = new Map<string, number>();
-    let total = 0;
-    for (const [dimension, value, n] of this.countsStatement.all() as [string, bigint, bigint][]) {
-      counts.set(`${dimension}:${value}`, Number(n));
-      if (dimension === 'status') total += Number(n);
-    }
-    return {
-      total,
-      live: counts.get('live:1') ?? 0,
-      count: (dimension, value) => counts.get(`${dimension}:${value}`) ?? 0,
-    };
+    return orderStatsOf(this.countsStatement.all() as [string, bigint, bigint][]);
   }
 
   /** Runs a page's queries; `key` reads a row's listing key from its columns (json, k1, k2, ...). */

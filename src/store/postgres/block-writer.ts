@@ -14,8 +14,8 @@ import { SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, type PreparedGroup, typ
 import { historyBinaryCopy } from './copy-binary.js';
 import { CopyText, copyBytes, copyField, copyString } from './copy-text.js';
 import {
-  ADDED_SQL, CURRENT_SQL, HISTORY_COLUMNS, INTERN_MARKETS_SQL, INTERN_PARTIES_SQL, REMOVED_SQL, SIGNATURES_SQL,
-  STAGED_CURRENT_FIELDS, STAGED_HISTORY_SQL, copySql, historyTakenSql,
+  ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, HISTORY_COLUMNS, INTERN_MARKETS_SQL, INTERN_PARTIES_SQL, REMOVED_SQL, SIGNATURES_SQL,
+  STAGED_CURRENT_FIELDS, STAGED_HISTORY_SQL, VACUUM_STAGING_SQL, copySql, historyTakenSql,
 } from './group-sql.js';
 
 export { prepareWriterSession } from './group-sql.js';
@@ -137,42 +137,58 @@ async function copyIn(client: pg.ClientBase, sql: string, data: Uint8Array): Pro
 }
 
 /**
- * Writes an encoded group in one transaction on `client`, which nothing else
- * may use meanwhile. Fails, writing nothing, if a block is not newer than the
- * stored last block; that is checked under a lock every writer takes, so no
- * other writer's block can slip in between.
+ * Writes encoded groups on `client`, a session prepared by
+ * prepareWriterSession that nothing else uses meanwhile.
  */
-export async function writeGroup(client: pg.ClientBase, group: EncodedGroup): Promise<void> {
-  // Set before the first statement: a failure anywhere after BEGIN needs a rollback.
-  let open = true;
-  try {
-    const times = [...new Set(group.blocks.map((b) => b.time))];
-    const canGoStraight = group.history !== undefined && times.length === group.blocks.length;
-    // One round trip. EXCLUSIVE: other writers wait here; readers (ACCESS SHARE) never do.
-    const results = (await client.query(
-      'BEGIN; LOCK TABLE last_block IN EXCLUSIVE MODE; SELECT height::text AS height FROM last_block' +
-        (canGoStraight ? `; ${historyTakenSql(times)}` : ''),
-    )) as unknown as pg.QueryResult[];
-    const stored = results[2]?.rows[0] as { height: string } | undefined;
-    let last = stored === undefined ? undefined : BigInt(stored.height);
-    for (const { height } of group.blocks) {
-      if (last !== undefined && height <= last) {
-        throw new Error(`block ${height} is not newer than the last stored block ${last}`);
+export class GroupWriter {
+  /** The last group left rows, live or dead, in the staging tables. */
+  private staged = false;
+
+  constructor(private readonly client: pg.ClientBase) {}
+
+  /**
+   * Writes a group in one transaction. Fails, writing nothing, if a block is
+   * not newer than the stored last block; that is checked under a lock every
+   * writer takes, so no other writer's block can slip in between.
+   */
+  async write(group: EncodedGroup): Promise<void> {
+    const client = this.client;
+    if (this.staged) {
+      await client.query(VACUUM_STAGING_SQL);
+      this.staged = false;
+    }
+    // Set before the first statement: a failure anywhere after BEGIN needs a rollback.
+    let open = true;
+    try {
+      const times = [...new Set(group.blocks.map((b) => b.time))];
+      const canGoStraight = group.history !== undefined && times.length === group.blocks.length;
+      // One round trip. EXCLUSIVE: other writers wait here; readers (ACCESS SHARE) never do.
+      const results = (await client.query(
+        'BEGIN; LOCK TABLE last_block IN EXCLUSIVE MODE; SELECT height::text AS height FROM last_block' +
+          (canGoStraight ? `; ${historyTakenSql(times)}` : ''),
+      )) as unknown as pg.QueryResult[];
+      const stored = results[2]?.rows[0] as { height: string } | undefined;
+      let last = stored === undefined ? undefined : BigInt(stored.height);
+      for (const { height } of group.blocks) {
+        if (last !== undefined && height <= last) {
+          throw new Error(`block ${height} is not newer than the last stored block ${last}`);
+        }
+        last = height;
       }
-      last = height;
+      this.staged = true;
+      for (const { sql, data } of group.copies) await copyIn(client, sql, data);
+      const statements = [...group.statements];
+      if (group.history !== undefined) {
+        const straight = canGoStraight && (results[3]?.rows[0] as { taken: boolean } | undefined)?.taken === false;
+        await copyIn(client, copySql(straight ? 'orders_history' : 'lq_history', HISTORY_COLUMNS, 'binary'), group.history);
+        if (!straight) statements.push(STAGED_HISTORY_SQL);
+      }
+      // One round trip for the rest; a failing statement skips the ones after it, COMMIT included.
+      await client.query([...statements, CLEAR_STAGING_SQL, group.checkpoint].join(';\n'));
+      open = false;
+    } catch (e) {
+      if (open) await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
     }
-    for (const { sql, data } of group.copies) await copyIn(client, sql, data);
-    const statements = [...group.statements];
-    if (group.history !== undefined) {
-      const straight = canGoStraight && (results[3]?.rows[0] as { taken: boolean } | undefined)?.taken === false;
-      await copyIn(client, copySql(straight ? 'orders_history' : 'lq_history', HISTORY_COLUMNS, 'binary'), group.history);
-      if (!straight) statements.push(STAGED_HISTORY_SQL);
-    }
-    // One round trip for the rest; a failing statement skips the ones after it, COMMIT included.
-    await client.query([...statements, group.checkpoint].join(';\n'));
-    open = false;
-  } catch (e) {
-    if (open) await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
   }
 }

@@ -14,25 +14,37 @@ export const STAGED_CURRENT_FIELDS = CURRENT_FIELDS.map((c) =>
   c === 'market_no' ? 'market_id' : c === 'party_no' ? 'party_id' : c);
 
 /**
- * One table per kind of row, created once per session. ON COMMIT DELETE ROWS
- * empties them at each commit (a failed transaction's rows go with its
- * rollback). `seq` numbers rows in the order COPY reads them: where the group
- * holds a key twice, the later row wins. lq_markets and lq_parties list the
- * group's ids in the order it first names them.
+ * One table per kind of row, created once per session. `seq` numbers rows in
+ * the order COPY reads them: where the group holds a key twice, the later row
+ * wins. lq_markets and lq_parties list the group's ids in the order it first
+ * names them.
+ *
+ * A group's rows are deleted before it commits (or die with its rollback),
+ * and VACUUM makes their space free for the next group. ON COMMIT DELETE ROWS
+ * would truncate each table's file at every commit, and its next group extend
+ * it again: on a busy disk, a file truncation waits for the file system's
+ * journal, and the server spent 9% of its time there (sampled, one ingest).
  */
+const STAGING_TABLES = ['lq_history', 'lq_current', 'lq_markets', 'lq_parties', 'lq_signatures', 'lq_added', 'lq_removed'];
+const KEPT = 'WITH (vacuum_truncate = false)';
 const STAGING = `
   CREATE TEMP TABLE lq_history (
     seq BIGINT GENERATED ALWAYS AS IDENTITY, vega_time BIGINT NOT NULL, id_bytes BYTEA NOT NULL, message BYTEA NOT NULL
-  ) ON COMMIT DELETE ROWS;
-  CREATE TEMP TABLE lq_current (LIKE orders_current) ON COMMIT DELETE ROWS;
+  ) ${KEPT};
+  CREATE TEMP TABLE lq_current (LIKE orders_current) ${KEPT};
   ALTER TABLE lq_current DROP COLUMN market_no, DROP COLUMN party_no,
     ADD COLUMN market_id TEXT NOT NULL, ADD COLUMN party_id TEXT NOT NULL;
-  CREATE TEMP TABLE lq_markets (pos INTEGER NOT NULL, id TEXT NOT NULL) ON COMMIT DELETE ROWS;
-  CREATE TEMP TABLE lq_parties (pos INTEGER NOT NULL, id TEXT NOT NULL) ON COMMIT DELETE ROWS;
-  CREATE TEMP TABLE lq_signatures (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE node_signatures) ON COMMIT DELETE ROWS;
-  CREATE TEMP TABLE lq_added (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE signer_added) ON COMMIT DELETE ROWS;
-  CREATE TEMP TABLE lq_removed (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE signer_removed) ON COMMIT DELETE ROWS;
+  CREATE TEMP TABLE lq_markets (pos INTEGER NOT NULL, id TEXT NOT NULL) ${KEPT};
+  CREATE TEMP TABLE lq_parties (pos INTEGER NOT NULL, id TEXT NOT NULL) ${KEPT};
+  CREATE TEMP TABLE lq_signatures (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE node_signatures) ${KEPT};
+  CREATE TEMP TABLE lq_added (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE signer_added) ${KEPT};
+  CREATE TEMP TABLE lq_removed (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE signer_removed) ${KEPT};
 `;
+
+/** Empties the staging tables, inside the group's transaction. */
+export const CLEAR_STAGING_SQL = STAGING_TABLES.map((t) => `DELETE FROM ${t}`).join(';\n');
+/** Frees the space of the rows a group staged, between transactions (VACUUM cannot run inside one). */
+export const VACUUM_STAGING_SQL = `VACUUM ${STAGING_TABLES.join(', ')}`;
 
 /**
  * Prepares a session to write groups.

@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import type { CommittedBlock } from '../store.js';
-import { prepareWriterSession, writeGroup, type EncodedGroup } from './block-writer.js';
+import { GroupWriter, prepareWriterSession, type EncodedGroup } from './block-writer.js';
 import { connect } from './connection.js';
 import { WriterLease, type LeaseOptions } from './election.js';
 import { migrate } from './schema.js';
@@ -38,7 +38,11 @@ export class WriterSession {
   private outstanding: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
-  private constructor(private readonly client: pg.Client, private readonly lease: WriterLease) {}
+  private readonly groups: GroupWriter;
+
+  private constructor(private readonly client: pg.Client, private readonly lease: WriterLease) {
+    this.groups = new GroupWriter(client);
+  }
 
   /**
    * Connects, migrates the schema and takes the writer lock on one session:
@@ -104,7 +108,7 @@ export class WriterSession {
       });
       if (group instanceof Error) throw group;
       this.lease.check();
-      if (group !== undefined) await writeGroup(this.client, group);
+      if (group !== undefined) await this.groups.write(group);
     });
     this.outstanding = done;
     const settled = () => {

@@ -12,7 +12,7 @@
  * expression: only the cases whose table cells, joined by spaces, match it).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,8 +111,8 @@ async function raw(store: QueryStore, shape: Shape, paths: readonly string[]): P
 
 /** The same paths answered by the static server, with the bytes the real one gave. */
 async function staticRate(origin: string, paths: readonly string[], load: LoadOptions): Promise<number> {
-  const dir = join(BENCH_DATA, '.static');
-  rmSync(dir, { recursive: true, force: true });
+  // A folder of its own: two harnesses running at once (sizes in two shells) must not replay each other's bytes.
+  const dir = mkdtempSync(join(BENCH_DATA, '.static-'));
   writeManifest(dir, await capture(origin, paths, load.gzip));
   const server = await startProcess([STATIC_SERVER, dir], READY_PATH);
   try {

@@ -11,7 +11,7 @@ import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
 import { serve as serveCommand } from './serve.js';
 import { writeEventFile } from './simulate/write.js';
-import { DEFAULT_DATA_DIR, openStore, openWriter, type StoreConfig } from './store/open.js';
+import { DEFAULT_DATA_DIR, openWriter, type StoreConfig } from './store/open.js';
 import { SchemaVersionError } from './store/store.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles

@@ -9,7 +9,7 @@ import { Negotiator } from '@fastify/accept-negotiator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BlockStamp } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
-import { AnswerCache, blockToken, type CachedAnswer } from './answer-cache.js';
+import { AnswerCache, blockToken } from './answer-cache.js';
 import { setBlockHeaders } from './block-headers.js';
 import { prettyJson } from './envelope.js';
 

@@ -42,7 +42,7 @@ export class ValidatorNetwork {
   signersAdded = 0;
   signersRemoved = 0;
 
-  constructor(private readonly rng: Random, private readonly opts: ValidatorOptions) {
+  constructor(private readonly rng: Random, opts: ValidatorOptions) {
     this.epochBlocks = opts.epochBlocks ?? 10;
     this.times = new BlockTimes(opts.startTime, opts.blockIntervalNs);
     const count = opts.validators ?? 7;

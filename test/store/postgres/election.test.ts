@@ -5,10 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import pg from 'pg';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase, query } from '../../support/postgres.js';
 import { block, order } from '../helpers.js';
 
 const databases: TestDatabase[] = [];
@@ -20,15 +19,6 @@ async function database(): Promise<string> {
   return db.url;
 }
 
-async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** The writer sessions connected to the database, and whether each holds the writer lock. */
 async function writerSessions(url: string): Promise<{ pid: number; holds: boolean }[]> {

@@ -20,7 +20,7 @@ import { openSqliteStore } from '../../../src/store/sqlite/store.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { decodeOrder } from '../../../src/wire/order-message.js';
 import { readBlocks } from '../../support/blocks.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase, query } from '../../support/postgres.js';
 import { block, blockTime, order } from '../helpers.js';
 
 const databases: TestDatabase[] = [];
@@ -40,15 +40,6 @@ async function freshWriter(t: { after(fn: () => Promise<void>): void }): Promise
   return { writer, url };
 }
 
-async function query<R extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** Tables as both backends hold them, with the interned numbers replaced by the ids they stand for. */
 const SNAPSHOT_QUERIES: Record<string, string> = {

@@ -3,6 +3,7 @@
  * module of its own, free of side effects: the thread's module starts serving
  * when loaded in any worker thread, so the writer must not import it.
  */
+import { SchemaVersionError } from '../store.js';
 import type { EncodedGroup } from './block-writer.js';
 
 export interface WriterThreadInput {
@@ -32,5 +33,7 @@ export type WriterReply =
   | { type: 'reply'; id: number; value?: unknown; error?: ThreadError };
 
 export function threadError(e: unknown): ThreadError {
+  // A SchemaVersionError is named 'Error': its class is the only sign of it.
+  if (e instanceof SchemaVersionError) return { name: 'SchemaVersionError', message: e.message };
   return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
 }

@@ -59,7 +59,16 @@ export class WriterSession {
     client.on('error', onError);
     try {
       await migrate(client);
-      const lease = await WriterLease.acquire(client, options);
+      let waited = false;
+      const lease = await WriterLease.acquire(client, {
+        ...options,
+        onStandby: () => {
+          waited = true;
+          options.onStandby?.();
+        },
+      });
+      // A standby may have waited through an upgrade: a newer schema is refused, not written to.
+      if (waited) await migrate(client);
       await prepareWriterSession(client);
       client.off('error', onError);
       return new WriterSession(client, lease);

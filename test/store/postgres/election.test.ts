@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
-import { writeBlocks } from '../../../src/store/store.js';
+import { SchemaVersionError, writeBlocks } from '../../../src/store/store.js';
 import { createTestDatabase, type TestDatabase, query } from '../../support/postgres.js';
 import { block, order } from '../helpers.js';
 
@@ -124,4 +124,17 @@ test('aborting a standby stops its wait with an AbortError and ends its session'
   } finally {
     await first.close();
   }
+});
+
+test('a standby that waited through an upgrade refuses the newer schema instead of writing to it', async () => {
+  const url = await database();
+  const first = await PostgresWriter.open(url, {});
+  const opening = PostgresWriter.open(url, { wait: true });
+  const refused = assert.rejects(opening, (e) => e instanceof SchemaVersionError && /newer than this ledger-query knows/.test(e.message));
+  await new Promise((r) => setTimeout(r, 700));
+  await query(url, `INSERT INTO schema_migrations (version, description) VALUES (999, 'from the future')`);
+  await first.close();
+  await within(refused, 5000);
+  // It let the lock go: a writer of the future could take it.
+  assert.deepEqual(await writerSessions(url), []);
 });

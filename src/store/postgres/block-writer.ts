@@ -11,11 +11,11 @@ import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, type PreparedGroup, type SqlValue } from '../rows.js';
-import { historyBinaryCopy } from './copy-binary.js';
-import { CopyText, copyBytes, copyField, copyString } from './copy-text.js';
+import { BinaryCopyWriter, historyBinaryCopy } from './copy-binary.js';
+import { CopyText, copyString } from './copy-text.js';
 import {
   ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, HISTORY_COLUMNS, INTERN_MARKETS_SQL, INTERN_PARTIES_SQL, REMOVED_SQL, SIGNATURES_SQL,
-  STAGED_CURRENT_FIELDS, STAGED_HISTORY_SQL, VACUUM_STAGING_SQL, copySql, historyTakenSql,
+  STAGED_CURRENT_FIELDS, STAGED_CURRENT_KINDS, STAGED_HISTORY_SQL, VACUUM_STAGING_SQL, copySql, historyTakenSql,
 } from './group-sql.js';
 
 export { prepareWriterSession } from './group-sql.js';
@@ -41,42 +41,46 @@ export interface EncodedGroup {
   checkpoint: string;
 }
 
-/** The buffers of an encoded group that can move to another thread rather than be copied. */
+/**
+ * The buffers of an encoded group, to move to another thread rather than copy.
+ * A small Buffer may be a slice of Node's shared pool, which must stay here.
+ */
 export function encodedTransferables(group: EncodedGroup): ArrayBuffer[] {
-  const buffers = [group.history, ...group.copies.map((c) => c.data)];
-  // A small Buffer may be a slice of Node's shared pool, which must stay where it is.
-  return buffers.flatMap((b) => (b !== undefined && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? [b.buffer as ArrayBuffer] : []));
+  const buffers = new Set<ArrayBuffer>();
+  for (const b of [group.history, ...group.copies.map((c) => c.data)]) {
+    if (b !== undefined && b.buffer.byteLength !== Buffer.poolSize) buffers.add(b.buffer as ArrayBuffer);
+  }
+  return [...buffers];
 }
 
-const ID_AT = at('id_bytes');
-const KEY_AT = at('id_key');
 const MARKET_AT = at('market_no');
 const PARTY_AT = at('party_no');
 
-const hexOf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-
-/**
- * The latest state of each order, with its market and party by id. Ids and
- * keys are views of two packed buffers: each is turned into hex once, and a
- * row's field is a slice of it, which costs far less than a conversion per field.
- */
+/** The latest state of each order, with its market and party by id, in binary. */
 function currentCopy(group: PreparedGroup): Buffer {
-  const ids = group.history.ids;
-  const idHex = hexOf(ids);
-  const keyHex = hexOf(group.keys);
-  const bytea = (b: Uint8Array, packed: Uint8Array, hex: string) => {
-    if (b.buffer !== packed.buffer) return copyBytes(b);
-    const start = 2 * (b.byteOffset - packed.byteOffset);
-    return `\\\\x${hex.slice(start, start + 2 * b.byteLength)}`;
-  };
-  const text = new CopyText();
+  const out = new BinaryCopyWriter();
+  const fields = STAGED_CURRENT_KINDS.length;
   for (const row of group.latest) {
-    let line = `${bytea(row[ID_AT] as Uint8Array, ids, idHex)}\t${bytea(row[KEY_AT] as Uint8Array, group.keys, keyHex)}`;
-    line += `\t${copyString(group.markets[row[MARKET_AT] as number]!)}\t${copyString(group.parties[row[PARTY_AT] as number]!)}`;
-    for (let i = PARTY_AT + 1; i < row.length; i++) line += `\t${copyField(row[i]!)}`;
-    text.encodedRow(line);
+    out.row(fields);
+    for (let i = 0; i < fields; i++) {
+      const v = row[i]!;
+      // A value of another type than its column's throws (a bug upstream), it is never cast here.
+      if (v === null) out.null();
+      else if (i === MARKET_AT) out.text(group.markets[v as number]!);
+      else if (i === PARTY_AT) out.text(group.parties[v as number]!);
+      else {
+        switch (STAGED_CURRENT_KINDS[i]) {
+          case 'bytea': out.bytea(v as Uint8Array); break;
+          case 'text': out.text(v as string); break;
+          case 'int2': out.int2(v as number); break;
+          case 'int4': out.int4(v as number); break;
+          case 'int8': out.int8(v as bigint); break;
+          default: out.text(String(v as bigint | string));
+        }
+      }
+    }
   }
-  return text.toBuffer();
+  return out.finish();
 }
 
 function rowsCopy(rows: readonly (readonly SqlValue[])[]): Buffer {
@@ -104,7 +108,7 @@ export function encodeGroup(group: PreparedGroup): EncodedGroup {
     // A market or party is numbered before any order that names it is written.
     add('lq_markets', ['pos', 'id'], idsCopy(group.markets));
     add('lq_parties', ['pos', 'id'], idsCopy(group.parties));
-    add('lq_current', STAGED_CURRENT_FIELDS, currentCopy(group));
+    copies.push({ sql: copySql('lq_current', STAGED_CURRENT_FIELDS, 'binary'), data: currentCopy(group) });
     statements.push(INTERN_MARKETS_SQL, INTERN_PARTIES_SQL, CURRENT_SQL);
   }
   if (group.signatures.length > 0) {

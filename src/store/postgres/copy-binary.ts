@@ -1,9 +1,10 @@
 /**
- * Order history in COPY's binary format. History rows are most of a group's
- * bytes (each state's protobuf message); binary takes them as they are, where
- * text would double them into hex on this thread and decode them again on the
- * server's. Layout: a signature and two zero words, then per row a field
- * count and each field as a byte length and its bytes, then -1.
+ * COPY's binary format, for the two kinds of rows that make most of a
+ * group: order history (each state's protobuf message, taken as it is where
+ * text would double it into hex here and decode it again on the server) and
+ * the orders' current state. Layout: a signature and two zero words, then per
+ * row a field count and each field as a byte length (-1: null) and its bytes
+ * in the type's binary form, then -1.
  */
 import type { PackedHistory } from '../rows.js';
 
@@ -13,15 +14,19 @@ const ID_BYTES = 32;
 /** Per row: field count, then (length, value) of vega_time, id_bytes and message. */
 const ROW_FIXED_BYTES = 2 + (4 + 8) + (4 + ID_BYTES) + 4;
 
+function header(out: Buffer): number {
+  SIGNATURE.copy(out, 0);
+  // Flags, then the length of the header extension: both 0.
+  out.writeInt32BE(0, SIGNATURE.byteLength);
+  return out.writeInt32BE(0, SIGNATURE.byteLength + 4);
+}
+
 /** The rows (vega_time BIGINT, id_bytes BYTEA, message BYTEA) of a group's history. */
 export function historyBinaryCopy({ times, ids, messages, ends }: PackedHistory): Buffer {
   const rows = times.length;
   const messageBytes = rows === 0 ? 0 : ends[rows - 1]!;
   const out = Buffer.allocUnsafeSlow(HEADER_BYTES + rows * ROW_FIXED_BYTES + messageBytes + 2);
-  SIGNATURE.copy(out, 0);
-  let at = SIGNATURE.byteLength;
-  at = out.writeInt32BE(0, at); // flags
-  at = out.writeInt32BE(0, at); // header extension length
+  let at = header(out);
   const idBytes = Buffer.from(ids.buffer, ids.byteOffset, ids.byteLength);
   const messageBuffer = Buffer.from(messages.buffer, messages.byteOffset, messages.byteLength);
   let start = 0;
@@ -38,4 +43,79 @@ export function historyBinaryCopy({ times, ids, messages, ends }: PackedHistory)
   }
   out.writeInt16BE(-1, at);
   return out;
+}
+
+/**
+ * Rows of any shape, field by field; the caller writes each field in the
+ * binary form of its column's type. Written straight into one growing buffer:
+ * a string per field or per line made most of a group's garbage.
+ */
+export class BinaryCopyWriter {
+  private out = Buffer.allocUnsafeSlow(1 << 20);
+  private view = new DataView(this.out.buffer);
+  private at = header(this.out);
+
+  row(fields: number): void {
+    this.reserve(2);
+    this.view.setInt16(this.at, fields);
+    this.at += 2;
+  }
+
+  null(): void {
+    this.reserve(4);
+    this.view.setInt32(this.at, -1);
+    this.at += 4;
+  }
+
+  int2(v: number): void {
+    this.reserve(6);
+    this.view.setInt32(this.at, 2);
+    this.view.setInt16(this.at + 4, v);
+    this.at += 6;
+  }
+
+  int4(v: number): void {
+    this.reserve(8);
+    this.view.setInt32(this.at, 4);
+    this.view.setInt32(this.at + 4, v);
+    this.at += 8;
+  }
+
+  int8(v: bigint): void {
+    this.reserve(12);
+    this.view.setInt32(this.at, 8);
+    this.view.setBigInt64(this.at + 4, v);
+    this.at += 12;
+  }
+
+  bytea(b: Uint8Array): void {
+    this.reserve(4 + b.byteLength);
+    this.view.setInt32(this.at, b.byteLength);
+    this.out.set(b, this.at + 4);
+    this.at += 4 + b.byteLength;
+  }
+
+  /** Text in UTF-8 (the client encoding of our sessions). */
+  text(s: string): void {
+    // At most 3 bytes per UTF-16 unit (a surrogate pair is 2 units and 4 bytes).
+    this.reserve(4 + 3 * s.length);
+    const bytes = this.out.write(s, this.at + 4, 'utf8');
+    this.view.setInt32(this.at, bytes);
+    this.at += 4 + bytes;
+  }
+
+  /** The rows written, with the trailer; the writer is not used after. */
+  finish(): Buffer {
+    this.reserve(2);
+    this.view.setInt16(this.at, -1);
+    return this.out.subarray(0, this.at + 2);
+  }
+
+  private reserve(bytes: number): void {
+    if (this.at + bytes <= this.out.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.out.length, this.at + bytes));
+    this.out.copy(grown, 0, 0, this.at);
+    this.out = grown;
+    this.view = new DataView(grown.buffer);
+  }
 }

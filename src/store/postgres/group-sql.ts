@@ -7,11 +7,33 @@ import type pg from 'pg';
 import { CURRENT_FIELDS, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, type CurrentField } from '../rows.js';
 
 /**
- * Staging columns of an order's current state: those of orders_current, with
- * its market and party by id (numbered on the server, see CURRENT_SQL).
+ * How a staged column of an order's current state travels (binary COPY):
+ * the binary form of a type cheap to write here. An unsigned 64-bit value is
+ * its decimal text, cast to NUMERIC on the server.
+ */
+export type StagedKind = 'bytea' | 'text' | 'int2' | 'int4' | 'int8' | 'u64';
+
+const STAGED_KINDS: Record<CurrentField, StagedKind> = {
+  id_bytes: 'bytea', id_key: 'bytea', market_no: 'text', party_no: 'text', side: 'int4', price: 'text',
+  size: 'u64', remaining: 'u64', time_in_force: 'int4', type: 'int4', created_at: 'int8', status: 'int4',
+  expires_at: 'int8', reference: 'text', reason: 'int4', updated_at: 'int8', version: 'u64', batch_id: 'u64',
+  pegged_reference: 'int4', pegged_offset: 'text', lp_id: 'text', post_only: 'int2', reduce_only: 'int2',
+  iceberg_peak_size: 'u64', iceberg_minimum_visible_size: 'u64', iceberg_reserved_remaining: 'u64',
+  live: 'int2', vega_time: 'int8',
+};
+const SQL_TYPES: Record<StagedKind, string> = {
+  bytea: 'BYTEA', text: 'TEXT', int2: 'SMALLINT', int4: 'INTEGER', int8: 'BIGINT', u64: 'TEXT',
+};
+
+/**
+ * Staging columns of an order's current state, in the order of a row
+ * (CURRENT_FIELDS): those of orders_current, with its market and party by id
+ * (numbered on the server, see CURRENT_SQL).
  */
 export const STAGED_CURRENT_FIELDS = CURRENT_FIELDS.map((c) =>
   c === 'market_no' ? 'market_id' : c === 'party_no' ? 'party_id' : c);
+/** The kind of each, in the same order. */
+export const STAGED_CURRENT_KINDS: readonly StagedKind[] = CURRENT_FIELDS.map((c) => STAGED_KINDS[c]);
 
 /**
  * One table per kind of row, created once per session. `seq` numbers rows in
@@ -31,9 +53,9 @@ const STAGING = `
   CREATE TEMP TABLE lq_history (
     seq BIGINT GENERATED ALWAYS AS IDENTITY, vega_time BIGINT NOT NULL, id_bytes BYTEA NOT NULL, message BYTEA NOT NULL
   ) ${KEPT};
-  CREATE TEMP TABLE lq_current (LIKE orders_current) ${KEPT};
-  ALTER TABLE lq_current DROP COLUMN market_no, DROP COLUMN party_no,
-    ADD COLUMN market_id TEXT NOT NULL, ADD COLUMN party_id TEXT NOT NULL;
+  CREATE TEMP TABLE lq_current (
+    ${STAGED_CURRENT_FIELDS.map((c, i) => `${c} ${SQL_TYPES[STAGED_CURRENT_KINDS[i]!]}`).join(', ')}
+  ) ${KEPT};
   CREATE TEMP TABLE lq_markets (pos INTEGER NOT NULL, id TEXT NOT NULL) ${KEPT};
   CREATE TEMP TABLE lq_parties (pos INTEGER NOT NULL, id TEXT NOT NULL) ${KEPT};
   CREATE TEMP TABLE lq_signatures (seq BIGINT GENERATED ALWAYS AS IDENTITY, LIKE node_signatures) ${KEPT};
@@ -91,7 +113,8 @@ export const INTERN_PARTIES_SQL = internSql('parties', 'lq_parties');
  * A group holds each order once, so no row is touched twice.
  */
 export const CURRENT_SQL = (() => {
-  const value = (c: string) => (c === 'market_no' ? 'm.no' : c === 'party_no' ? 'p.no' : `s.${c}`);
+  const value = (c: CurrentField) =>
+    c === 'market_no' ? 'm.no' : c === 'party_no' ? 'p.no' : STAGED_KINDS[c] === 'u64' ? `s.${c}::numeric` : `s.${c}`;
   const assigned = CURRENT_FIELDS.filter((c) => !IDENTITY.includes(c));
   const numbered = 'lq_current s JOIN markets m ON m.id = s.market_id JOIN parties p ON p.id = s.party_id';
   return `

@@ -9,6 +9,7 @@ import { IngestError } from './ingest/errors.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
+import { DEFAULT_ANSWER_CACHE_BYTES } from './api/server.js';
 import { serve as serveCommand } from './serve.js';
 import { writeEventFile } from './simulate/write.js';
 import { DEFAULT_DATA_DIR, openWriter, type StoreConfig } from './store/open.js';
@@ -47,6 +48,8 @@ const HELP = {
                   SELECT rights, or a read replica, will do)
   --workers N     HTTP processes answering on the port (default: one per core,
                   ${availableParallelism()} here); ingestion stays in the first process
+  --answer-cache-mb N  answers each HTTP process keeps until the next block
+                  (default ${DEFAULT_ANSWER_CACHE_BYTES / 2 ** 20}; 0: none)
   Role (writer, standby, reader) and ingestion progress: GET /api/v2/ingest/status.
 `,
   ingest: `ledger-query ingest FILE|SPEC... [STORE] [--allow-gaps]
@@ -96,6 +99,13 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return Number(value);
 }
 
+/** --answer-cache-mb in bytes; 0 turns the cache off. */
+function cacheBytesOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--answer-cache-mb must be a whole number of MB (0: no cache), got "${value}"`);
+  return Number(value) * 2 ** 20;
+}
+
 /** HTTP processes: --workers, else one per core. */
 function workersOf(value: string | undefined): number {
   return positiveInt('workers', value, availableParallelism());
@@ -128,7 +138,7 @@ async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, {
     port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
     follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' }, 'no-ingest': { type: 'boolean' },
-    workers: { type: 'string' },
+    workers: { type: 'string' }, 'answer-cache-mb': { type: 'string' },
   });
   if (values.help) return void process.stdout.write(HELP.serve);
   const readOnly = values['no-ingest'] ?? false;
@@ -140,7 +150,10 @@ async function serve(args: string[]): Promise<void> {
   const live = values.source === undefined ? undefined : {
     spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
   };
-  await serveCommand({ store, host: values.host ?? '127.0.0.1', port: port(values.port), live, readOnly, workers: workersOf(values.workers) });
+  await serveCommand({
+    store, host: values.host ?? '127.0.0.1', port: port(values.port), live, readOnly, workers: workersOf(values.workers),
+    answerCacheBytes: cacheBytesOf(values['answer-cache-mb']),
+  });
 }
 
 function describe(s: IngestStats): string {

@@ -36,6 +36,7 @@ function ingestStatus(source: string): Promise<IngestStatus> {
 const store = await openStore(setup.store, { readonly: true });
 const app = await buildServer({
   store, logger: { level: process.env.LOG_LEVEL ?? 'info' }, logRequests: process.env.LOG_REQUESTS === '1',
+  answerCacheBytes: setup.answerCacheBytes,
   ingestStatus: setup.source === undefined ? undefined : () => ingestStatus(setup.source!),
 });
 const close = async () => {

@@ -32,6 +32,8 @@ export interface ServeOptions {
   live?: LiveSource | undefined;
   /** Never migrate or write: a PostgreSQL role may have SELECT only, or the database be a replica. */
   readOnly: boolean;
+  /** Bytes of answers each HTTP process keeps until the next block (0: none); the server's default if absent. */
+  answerCacheBytes?: number | undefined;
 }
 
 /** What the primary hands each HTTP worker. */
@@ -41,6 +43,7 @@ export interface WorkerSetup {
   port: number;
   /** The source the primary ingests from, if any: workers report how that goes. */
   source: string | undefined;
+  answerCacheBytes: number | undefined;
 }
 
 /** A worker asks the primary how ingestion goes; the primary answers with the same id. */
@@ -70,7 +73,7 @@ async function serveHere(o: ServeOptions): Promise<string> {
   const store = await openStore(o.store, { readonly: true });
   let ingestion: BackgroundIngest | undefined;
   const app = await buildServer({
-    store, logger: { level: logLevel() }, logRequests: logRequests(),
+    store, logger: { level: logLevel() }, logRequests: logRequests(), answerCacheBytes: o.answerCacheBytes,
     ingestStatus: o.live && (() => ingestion!.status()),
   });
   ingestion = o.live && startBackgroundIngest({
@@ -96,7 +99,7 @@ async function servePrimary(o: ServeOptions): Promise<string> {
     onLog: (level, msg) => log[level](msg),
     onListening: (a) => log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
   });
-  const setup: WorkerSetup = { store: o.store, host: o.host, port: o.port, source: o.live?.spec };
+  const setup: WorkerSetup = { store: o.store, host: o.host, port: o.port, source: o.live?.spec, answerCacheBytes: o.answerCacheBytes };
   cluster.setupPrimary({
     exec: fileURLToPath(new URL('./serve-worker.js', import.meta.url)),
     // bigint fields of the status cross as they are.

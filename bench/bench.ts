@@ -93,6 +93,16 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 }
 
+/**
+ * Each path read once in this process before a case is measured: whatever
+ * measures first would otherwise pay for reading the store's pages from disk
+ * (seen at 10M orders: 20x slower HTTP than the raw loop that followed it,
+ * for the same pages). Warms the OS's page cache, not the server's answers.
+ */
+async function warm(store: QueryStore, shape: Shape, paths: readonly string[]): Promise<void> {
+  for (const p of paths) await rawQuery(store, shape, p)();
+}
+
 /** The raw in-process rate: one query at a time on this thread, the case's paths rotated. */
 async function raw(store: QueryStore, shape: Shape, paths: readonly string[]): Promise<Measure> {
   const queries = paths.map((p) => rawQuery(store, shape, p));
@@ -241,6 +251,7 @@ async function runSize(sizeName: string, spec: DatasetSpec, databaseUrl: string 
       const load = { ...LOAD, gzip: c.gzip };
       let staticReqs = NaN;
       for (const b of backends) {
+        await warm(b.store, c.shape, paths);
         const t0 = performance.now();
         const http = await wrk(b.server.url, paths, load);
         const rss = treeRss(b.server.pid);
@@ -278,6 +289,7 @@ async function runSize(sizeName: string, spec: DatasetSpec, databaseUrl: string 
     `${new Date().toISOString()}, commit ${gitDescription()}, Node ${process.version}, ${availableParallelism()} cores.`,
     `wrk: ${LOAD.connections} connections, ${LOAD.threads} thread(s), ${SECONDS} s per measurement. Server: \`serve\` with default settings.`,
     'raw q/s: the same paths straight on the store (listOrders/listBundles), one at a time on one thread of the harness.',
+    'Before each case its paths are read once in the harness, so neither measurement pays for disk reads the other did not.',
     'static req/s: a node:http cluster on every core answering the captured bytes of the same paths (measured once, from the first store\'s answers).',
     'pages: distinct paths rotated (cursors spread evenly through the listing); a 400-page pool fits the server\'s answer cache after one pass,',
     `"wide" (${WIDE_POOL} pages) does not, so every answer is computed. RSS: the server process tree after the measurement`,

@@ -56,6 +56,8 @@ test('two workers answer the same bytes, and each sees a block as soon as it com
     { LOG_REQUESTS: '1' },
   );
   try {
+    // Both workers listening first: until the second does, the first gets every connection.
+    for (let i = 0; i < 200 && server.output().split('Server listening at').length < 3; i++) await sleep(20);
     const url = `${server.url}/api/v2/orders?pagination.first=20`;
     // Whatever whole blocks the first part holds, once ingested.
     let first = await get(url);

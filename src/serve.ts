@@ -135,13 +135,16 @@ async function servePrimary(o: ServeOptions): Promise<string> {
       worker.once('exit', (code) => reject(new Error(`HTTP worker exited (code ${code}) before listening`)));
     }
   });
+  // Ingestion and the workers stop side by side: neither waits for the other.
   const close = async () => {
     stopping = true;
-    await ingestion?.stop();
-    await Promise.all([...workers].map((w) => new Promise((resolve) => {
-      w.once('exit', resolve);
-      w.kill('SIGTERM');
-    })));
+    await Promise.all([
+      ingestion?.stop(),
+      ...[...workers].map((w) => new Promise((resolve) => {
+        w.once('exit', resolve);
+        w.kill('SIGTERM');
+      })),
+    ]);
     process.exit(0);
   };
   process.once('SIGINT', close);

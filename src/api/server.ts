@@ -72,6 +72,8 @@ export const DEFAULT_ANSWER_CACHE_BYTES = 32 << 20;
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
+    // Two log lines per request cost more than a cached answer; failures are logged either way.
+    disableRequestLogging: opts.logRequests !== true,
     // Errors raised before routing (a malformed URL) get the same body as the rest.
     frameworkErrors: handleError,
   });

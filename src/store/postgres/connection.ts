@@ -39,7 +39,12 @@ const READER_SETTINGS = [
 ].map((s) => `-c ${s}`).join(' ');
 
 export function newPool(url: string, max: number): pg.Pool {
-  return new pg.Pool({ connectionString: url, max, types, application_name: APPLICATION_NAME, options: READER_SETTINGS });
+  const pool = new pg.Pool({ connectionString: url, max, types, application_name: APPLICATION_NAME, options: READER_SETTINGS });
+  // An idle connection the server ends (a restart, pg_terminate_backend) is
+  // dropped from the pool and the next query opens another; unhandled, the
+  // error would end the process.
+  pool.on('error', () => {});
+  return pool;
 }
 
 export async function connect(url: string, role: string): Promise<pg.Client> {

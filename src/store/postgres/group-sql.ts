@@ -116,10 +116,11 @@ export const INTERN_PARTIES_SQL = internSql('parties', 'lq_parties');
  *   EXPLAIN ANALYZE of a group);
  * - orders stored before are updated, never their id columns: they identify
  *   the row, and id_key ends every listing index;
- * - the others are inserted, party by party, so that consecutive entries of
- *   the party indexes (the costliest to add to, with an insertion point per
- *   party) share a page: 9% less of the server's time than in the group's
- *   order, measured;
+ * - the others are inserted in listing order (created_at, id_key), so that
+ *   every index grows at the end of a range: its right end for the time
+ *   indexes, the end of each value's range for the others. That measured
+ *   1.06-1.12x the events/s of inserting party by party (3 alternated pairs),
+ *   the party indexes' locality notwithstanding;
  * - order_counts changes by +1 for each new state's values and -1 for each
  *   replaced one's; a value whose changes cancel out is not touched.
  * A group holds each order once, so no row is touched twice, and the
@@ -140,7 +141,7 @@ export const CURRENT_SQL = (() => {
     INSERT INTO orders_current (${list(CURRENT_FIELDS)})
     SELECT ${CURRENT_FIELDS.map(value).join(', ')} FROM ${numbered}
     WHERE s.prior_live IS NULL
-    ORDER BY p.no;
+    ORDER BY s.created_at, s.id_key;
     INSERT INTO order_counts (dimension, value, n)
     SELECT d.dimension, d.value, sum(d.n) FROM (
       SELECT ${counted('')}, 1 AS n FROM lq_current

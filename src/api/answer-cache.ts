@@ -20,7 +20,7 @@ export interface CachedAnswer {
   readonly block: string;
   readonly lastBlock: BlockStamp | undefined;
   /** The identity body, as sent. */
-  readonly body: string;
+  readonly identity: Buffer;
   /** A strong validator of the body: equal bodies, equal tags, whatever the block. */
   readonly etag: string;
   /** Compressed bodies by content coding, added as clients ask for them. */
@@ -57,7 +57,7 @@ export class AnswerCache {
   /** Keeps an answer, if it was read at the block the cache is at (a newer one is not kept either). */
   set(key: string, answer: CachedAnswer): void {
     if (answer.block !== this.block) return;
-    const bytes = ENTRY_OVERHEAD + key.length + answer.body.length;
+    const bytes = ENTRY_OVERHEAD + key.length + answer.identity.byteLength;
     if (bytes > this.maxBytes) return;
     const old = this.entries.get(key);
     if (old !== undefined) {

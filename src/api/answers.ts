@@ -4,14 +4,16 @@
  * already holds it, and compressed bodies kept beside it.
  */
 import { createHash } from 'node:crypto';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BlockStamp } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
-import { AnswerCache, blockToken } from './answer-cache.js';
-import { setBlockHeaders } from './block-headers.js';
+import { blockToken, type AnswerCache, type CachedAnswer } from './answer-cache.js';
+import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, setBlockHeaders } from './block-headers.js';
 import { prettyJson } from './envelope.js';
+import type { HitPath } from './hit-path.js';
 
 /** What a route computes on a miss: the answer's JSON and the block it was read at. */
 export interface FreshAnswer {
@@ -27,7 +29,7 @@ const negotiator = new Negotiator({ supportedValues: [...CODINGS] });
 /** Bodies shorter than this go uncompressed, as the compression plugin leaves them. */
 const COMPRESS_THRESHOLD = 1024;
 
-const COMPRESS: Record<Coding, (body: string) => Buffer> = {
+const COMPRESS: Record<Coding, (body: Buffer) => Buffer> = {
   gzip: (b) => gzipSync(b),
   // Quality 4: most of brotli's gain at a fraction of its default (11) cost.
   br: (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }),
@@ -41,7 +43,7 @@ function etagOf(body: string): string {
 }
 
 /** Does If-None-Match name this tag (or `*`)? Weak tags compare equal to strong ones for GET (RFC 9110). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   return ifNoneMatch.split(',').some((t) => {
     const tag = t.trim();
@@ -49,19 +51,37 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-function codingOf(request: FastifyRequest): Coding | undefined {
-  const header = request.headers['accept-encoding'];
-  if (header === undefined) return undefined;
+/** The coding an answer goes out in, for a request's Accept-Encoding; undefined: identity. */
+export function chooseCoding(answer: CachedAnswer, header: string | undefined): Coding | undefined {
+  if (header === undefined || answer.identity.byteLength < COMPRESS_THRESHOLD) return undefined;
   // As the compression plugin reads it: `*` and x-gzip mean gzip.
   const value = header.toLowerCase().replace(/\*|x-gzip/g, 'gzip');
   return (negotiator.negotiate(value) as Coding | null) ?? undefined;
 }
 
-export interface AnswerOptions {
+/**
+ * The headers of an answer (but its coding and length), as the hit path
+ * (./hit-path.ts) writes them; sendAnswer sets the same through Fastify.
+ */
+export function answerHeaders(answer: CachedAnswer): OutgoingHttpHeaders {
+  const [height, micros] = blockHeaderValues(answer.lastBlock);
+  return {
+    [BLOCK_HEIGHT_HEADER]: height, [BLOCK_TIMESTAMP_HEADER]: micros,
+    etag: answer.etag, vary: 'accept-encoding', 'content-type': JSON_TYPE,
+  };
+}
+
+/** What a page route answers with: its store, and the answer cache and hit path if the server keeps answers. */
+export interface PageRouteOptions {
+  store: QueryStore;
+  cache?: AnswerCache | undefined;
+  /** Told which URL a kept answer answers, to serve it again before Fastify. */
+  hitPath?: HitPath | undefined;
+}
+
+export interface AnswerOptions extends PageRouteOptions {
   request: FastifyRequest;
   reply: FastifyReply;
-  store: QueryStore;
-  cache: AnswerCache | undefined;
   /** The normalised query (./answer-key.ts); equal keys must mean equal answers. */
   key: string;
   pretty: boolean;
@@ -77,17 +97,21 @@ export async function sendAnswer(o: AnswerOptions): Promise<FastifyReply> {
   if (answer === undefined) {
     const fresh = await o.read();
     const body = o.pretty ? prettyJson(fresh.json) : fresh.json;
-    answer = { block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, body, etag: etagOf(body), encoded: new Map() };
+    answer = {
+      block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, identity: Buffer.from(body), etag: etagOf(body),
+      encoded: new Map(),
+    };
     if (block !== undefined) cache?.set(key, answer);
   }
+  if (block !== undefined) o.hitPath?.remember(request.url, key);
   setBlockHeaders(reply, answer.lastBlock);
   reply.header('etag', answer.etag).header('vary', 'accept-encoding');
-  if (matches(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
-  const coding = answer.body.length >= COMPRESS_THRESHOLD ? codingOf(request) : undefined;
-  if (coding === undefined) return reply.type('application/json').send(answer.body);
+  if (matchesEtag(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
+  const coding = chooseCoding(answer, request.headers['accept-encoding']);
+  if (coding === undefined) return reply.type(JSON_TYPE).send(answer.identity);
   let encoded = answer.encoded.get(coding);
   if (encoded === undefined) {
-    encoded = COMPRESS[coding](answer.body);
+    encoded = COMPRESS[coding](answer.identity);
     cache?.addEncoding(key, answer, coding, encoded);
   }
   // The compression plugin leaves a body that already names its coding alone.

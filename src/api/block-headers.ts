@@ -10,11 +10,16 @@ import { toMicros } from '../domain/time.js';
 export const BLOCK_HEIGHT_HEADER = 'X-Block-Height';
 export const BLOCK_TIMESTAMP_HEADER = 'X-Block-Timestamp';
 
-/** Both headers; `0` while no block is stored. The time is in whole microseconds, as the original keeps it. */
+/** Both headers' values; `0` while no block is stored. The time is in whole microseconds, as the original keeps it. */
+export function blockHeaderValues(block: BlockStamp | undefined): [height: string, micros: string] {
+  return block === undefined ? ['0', '0'] : [block.height.toString(), toMicros(block.time).toString()];
+}
+
 export function setBlockHeaders(reply: FastifyReply, block: BlockStamp | undefined): void {
+  const [height, micros] = blockHeaderValues(block);
   // On the raw response, so that the names keep the case the original sends
   // them in (Fastify writes the names it is given in lower case), for scripts
   // that grep for them.
-  reply.raw.setHeader(BLOCK_HEIGHT_HEADER, block === undefined ? '0' : block.height.toString());
-  reply.raw.setHeader(BLOCK_TIMESTAMP_HEADER, block === undefined ? '0' : toMicros(block.time).toString());
+  reply.raw.setHeader(BLOCK_HEIGHT_HEADER, height);
+  reply.raw.setHeader(BLOCK_TIMESTAMP_HEADER, micros);
 }

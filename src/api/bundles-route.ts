@@ -1,9 +1,7 @@
 /** GET /api/v2/erc20/multisigcontrol/signer/added/bundles: signer-added bundles, filtered and paged. */
 import type { FastifyInstance } from 'fastify';
-import type { QueryStore } from '../store/store.js';
-import type { AnswerCache } from './answer-cache.js';
 import { bundleAnswerKey } from './answer-key.js';
-import { sendAnswer } from './answers.js';
+import { sendAnswer, type PageRouteOptions } from './answers.js';
 import { bundleCursors } from './cursor.js';
 import { connectionJson } from './envelope.js';
 import { readBundleFilter, readPagination, wantsPretty } from './params.js';
@@ -11,17 +9,17 @@ import { readQuery } from './query.js';
 
 export const BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
 
-export async function bundlesRoute(app: FastifyInstance, { store, cache }: { store: QueryStore; cache?: AnswerCache | undefined }): Promise<void> {
+export async function bundlesRoute(app: FastifyInstance, options: PageRouteOptions): Promise<void> {
   app.get(BUNDLES_PATH, async (request, reply) => {
     const query = readQuery(request.url);
     const page = readPagination(query, bundleCursors);
     const filter = readBundleFilter(query);
     const pretty = wantsPretty(query);
     return sendAnswer({
-      request, reply, store, cache, pretty,
+      ...options, request, reply, pretty,
       key: bundleAnswerKey(filter, page, bundleCursors, pretty),
       read: async () => {
-        const result = await store.listBundles(filter, page);
+        const result = await options.store.listBundles(filter, page);
         return { json: connectionJson('bundles', result, bundleCursors), lastBlock: result.lastBlock };
       },
     });

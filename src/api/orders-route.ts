@@ -1,9 +1,7 @@
 /** GET /api/v2/orders: the current state of each order, filtered and paged. */
 import type { FastifyInstance } from 'fastify';
-import type { QueryStore } from '../store/store.js';
-import type { AnswerCache } from './answer-cache.js';
 import { orderAnswerKey } from './answer-key.js';
-import { sendAnswer } from './answers.js';
+import { sendAnswer, type PageRouteOptions } from './answers.js';
 import { orderCursors } from './cursor.js';
 import { connectionJson } from './envelope.js';
 import { readOrderFilter, readPagination, wantsPretty } from './params.js';
@@ -11,17 +9,17 @@ import { readQuery } from './query.js';
 
 export const ORDERS_PATH = '/api/v2/orders';
 
-export async function ordersRoute(app: FastifyInstance, { store, cache }: { store: QueryStore; cache?: AnswerCache | undefined }): Promise<void> {
+export async function ordersRoute(app: FastifyInstance, options: PageRouteOptions): Promise<void> {
   app.get(ORDERS_PATH, async (request, reply) => {
     const query = readQuery(request.url);
     const page = readPagination(query, orderCursors);
     const filter = readOrderFilter(query);
     const pretty = wantsPretty(query);
     return sendAnswer({
-      request, reply, store, cache, pretty,
+      ...options, request, reply, pretty,
       key: orderAnswerKey(filter, page, orderCursors, pretty),
       read: async () => {
-        const result = await store.listOrders(filter, page);
+        const result = await options.store.listOrders(filter, page);
         return { json: connectionJson('orders', result, orderCursors), lastBlock: result.lastBlock };
       },
     });

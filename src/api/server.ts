@@ -1,6 +1,8 @@
 /** The HTTP API: routes, the original's error body, compression. */
+import { createServer } from 'node:http';
 import compress from '@fastify/compress';
 import Fastify, {
+  LogController,
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
@@ -10,10 +12,12 @@ import Fastify, {
 import type { IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
 import { AnswerCache } from './answer-cache.js';
+import type { PageRouteOptions } from './answers.js';
 import { setBlockHeaders } from './block-headers.js';
 import { bundlesRoute } from './bundles-route.js';
 import { ApiError, grpcCodeOfHttpStatus, internalError, notFound } from './errors.js';
 import { healthRoute } from './health-route.js';
+import { HitPath } from './hit-path.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
 import { ordersRoute } from './orders-route.js';
 
@@ -56,13 +60,35 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
  * The network's queries. Their errors name the last block stored too, as the
  * original's do; their pages name the block of the snapshot they were read in.
  */
-async function queryRoutes(app: FastifyInstance, { store, cache }: { store: QueryStore; cache: AnswerCache | undefined }): Promise<void> {
+async function queryRoutes(app: FastifyInstance, options: PageRouteOptions): Promise<void> {
   app.setErrorHandler(async (error, request, reply) => {
-    setBlockHeaders(reply, await store.lastBlock().catch(() => undefined));
+    setBlockHeaders(reply, await options.store.lastBlock().catch(() => undefined));
     return handleError(error, request, reply);
   });
-  await app.register(ordersRoute, { store, cache });
-  await app.register(bundlesRoute, { store, cache });
+  await app.register(ordersRoute, options);
+  await app.register(bundlesRoute, options);
+}
+
+/**
+ * An HTTP server whose requests the hit path (./hit-path.ts) sees before
+ * Fastify does, with the settings Fastify gives the servers it makes.
+ */
+function serverWithHitPath(hitPath: HitPath): NonNullable<FastifyServerOptions['serverFactory']> {
+  return (handler, options) => {
+    const server = createServer((req, res) => {
+      hitPath.answer(req, res).then(
+        (answered) => answered || handler(req, res),
+        () => handler(req, res),
+      );
+    });
+    // Fastify has resolved its defaults into these before it calls a factory.
+    const settings = options as Pick<FastifyServerOptions, 'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout' | 'maxRequestsPerSocket'>;
+    if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout;
+    if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout;
+    if (settings.connectionTimeout !== undefined) server.setTimeout(settings.connectionTimeout);
+    if (settings.maxRequestsPerSocket) server.maxRequestsPerSocket = settings.maxRequestsPerSocket;
+    return server;
+  };
 }
 
 /** Per server (so per worker): the first pages polled every block take a few MB. */
@@ -70,10 +96,15 @@ export const DEFAULT_ANSWER_CACHE_BYTES = 32 << 20;
 
 /** A server ready to `listen()` or `inject()`; it does not listen itself. */
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const cacheBytes = opts.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
+  const cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined;
+  // Not when every request is to be logged: the hit path answers without Fastify's logging.
+  const hitPath = cache !== undefined && opts.logRequests !== true ? new HitPath(cache, opts.store) : undefined;
   const app = Fastify({
+    ...(hitPath && { serverFactory: serverWithHitPath(hitPath) }),
     logger: opts.logger ?? false,
     // Two log lines per request cost more than a cached answer; failures are logged either way.
-    disableRequestLogging: opts.logRequests !== true,
+    logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
     // Errors raised before routing (a malformed URL) get the same body as the rest.
     frameworkErrors: handleError,
   });
@@ -82,8 +113,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
-  const cacheBytes = opts.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
-  await app.register(queryRoutes, { store: opts.store, cache: cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined });
+  await app.register(queryRoutes, { store: opts.store, cache, hitPath });
   await app.register(healthRoute, { store: opts.store });
   await app.register(ingestStatusRoute, { status: opts.ingestStatus, store: opts.store });
   return app;

@@ -9,7 +9,7 @@ import { IngestError } from './ingest/errors.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
 import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
-import { DEFAULT_ANSWER_CACHE_BYTES } from './api/server.js';
+import { DEFAULT_ANSWER_CACHE_BYTES } from './api/answer-cache.js';
 import { serve as serveCommand } from './serve.js';
 import { writeEventFile } from './simulate/write.js';
 import { DEFAULT_DATA_DIR, openWriter, type StoreConfig } from './store/open.js';

@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { buildServer } from './api/server.js';
 import { startBackgroundIngest, type BackgroundIngest, type IngestStatus } from './ingest/background.js';
 import { openStore, type StoreConfig } from './store/open.js';
 import { SchemaVersionError } from './store/store.js';
@@ -70,6 +69,8 @@ export async function serve(o: ServeOptions): Promise<string> {
 }
 
 async function serveHere(o: ServeOptions): Promise<string> {
+  // Loaded here: a primary of HTTP workers answers nothing itself, and starts them the sooner without it.
+  const { buildServer } = await import('./api/server.js');
   const store = await openStore(o.store, { readonly: true });
   let ingestion: BackgroundIngest | undefined;
   const app = await buildServer({
@@ -132,7 +133,10 @@ async function servePrimary(o: ServeOptions): Promise<string> {
       worker.once('listening', (address) => {
         if (--waiting === 0) resolve(`http://${o.host}:${address.port}`);
       });
-      worker.once('exit', (code) => reject(new Error(`HTTP worker exited (code ${code}) before listening`)));
+      worker.once('exit', (code) => {
+        // Stopped before every worker listened: close() ends the process.
+        if (!stopping) reject(new Error(`HTTP worker exited (code ${code}) before listening`));
+      });
     }
   });
   // Ingestion and the workers stop side by side: neither waits for the other.

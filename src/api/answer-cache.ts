@@ -27,6 +27,9 @@ export interface CachedAnswer {
   readonly encoded: Map<string, Buffer>;
 }
 
+/** Per server (so per worker): the first pages polled every block take a few MB. */
+export const DEFAULT_ANSWER_CACHE_BYTES = 32 << 20;
+
 /** Bytes an entry holds beyond its bodies: key, maps, headers. */
 const ENTRY_OVERHEAD = 256;
 

@@ -11,7 +11,7 @@ import Fastify, {
 } from 'fastify';
 import type { IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
-import { AnswerCache } from './answer-cache.js';
+import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
 import { setBlockHeaders } from './block-headers.js';
 import { bundlesRoute } from './bundles-route.js';
@@ -91,8 +91,6 @@ function serverWithHitPath(hitPath: HitPath): NonNullable<FastifyServerOptions['
   };
 }
 
-/** Per server (so per worker): the first pages polled every block take a few MB. */
-export const DEFAULT_ANSWER_CACHE_BYTES = 32 << 20;
 
 /** A server ready to `listen()` or `inject()`; it does not listen itself. */
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {

@@ -1,13 +1,11 @@
 /**
  * The one place that picks a backend: PostgreSQL when a database URL is
- * given, else the embedded SQLite store in a folder.
+ * given, else the embedded SQLite store in a folder. Each backend's modules
+ * are loaded when it is opened: a process (each HTTP worker, say) loads only
+ * the driver it uses, and starts the sooner (pg alone takes ~50 ms to load).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openPostgresStore } from './postgres/store.js';
-import { PostgresWriter } from './postgres/writer.js';
-import { openSqliteStore } from './sqlite/store.js';
-import { SqliteWriter } from './sqlite/writer.js';
 import type { Store, WriteStore } from './store.js';
 
 export interface StoreConfig {
@@ -54,15 +52,23 @@ const databasePath = (dataDir: string) => join(dataDir, 'ledger.db');
  * thread of its own, beside the thread that reads and decodes the source.
  */
 export async function openWriter(config: StoreConfig, options: WriterOptions = {}): Promise<WriteStore> {
-  if (config.databaseUrl !== undefined) return PostgresWriter.open(config.databaseUrl, options);
+  if (config.databaseUrl !== undefined) {
+    const { PostgresWriter } = await import('./postgres/writer.js');
+    return PostgresWriter.open(config.databaseUrl, options);
+  }
   mkdirSync(config.dataDir, { recursive: true });
+  const { SqliteWriter } = await import('./sqlite/writer.js');
   return SqliteWriter.open(databasePath(config.dataDir));
 }
 
 /** Opens the configured store for queries (and, unless readonly, writes). */
 export async function openStore(config: StoreConfig, options: OpenOptions = {}): Promise<Store> {
   const readonly = options.readonly ?? false;
-  if (config.databaseUrl !== undefined) return openPostgresStore({ url: config.databaseUrl, readonly });
+  if (config.databaseUrl !== undefined) {
+    const { openPostgresStore } = await import('./postgres/store.js');
+    return openPostgresStore({ url: config.databaseUrl, readonly });
+  }
   mkdirSync(config.dataDir, { recursive: true });
+  const { openSqliteStore } = await import('./sqlite/store.js');
   return openSqliteStore({ path: databasePath(config.dataDir), readonly });
 }

@@ -111,3 +111,12 @@ test('a worker that dies is replaced; the others serve meanwhile', async () => {
     await server.stop();
   }
 });
+
+test('stopped as soon as its first worker listens, before the others do, serve exits cleanly', async () => {
+  // startServe returns at the first worker's "listening" line; with three
+  // workers on this machine's cores the others are mostly still starting.
+  const server = await startServe(['--data-dir', join(dir, 'store'), '--workers', '3', '--no-ingest']);
+  await server.stop();
+  assert.equal(server.child.exitCode, 0, server.output());
+  assert.doesNotMatch(server.output(), /Error|exited \(code/);
+});

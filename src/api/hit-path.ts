@@ -1,6 +1,6 @@
 /**
  * Cache hits answered before Fastify. A poller asks the same URL many times
- * per block; once an URL's answer is in the answer cache, routing, the
+ * per block; once a URL's answer is in the answer cache, routing, the
  * request and reply objects, hooks and query parsing only lead back to the
  * same bytes. The server's request listener asks this first: it knows each
  * URL already answered by the answer key its query parsed into, and if the
@@ -15,7 +15,7 @@ import { blockToken, type AnswerCache } from './answer-cache.js';
 import { answerHeaders, chooseCoding, matchesEtag } from './answers.js';
 
 /**
- * URLs remembered at most; past it the map starts again. An URL costs its
+ * URLs remembered at most; past it the map starts again. A URL costs its
  * length and its key's (~200 bytes each): 20,000 of them, a few MB.
  */
 const MAX_URLS = 20_000;
@@ -23,7 +23,6 @@ const MAX_URLS = 20_000;
 export class HitPath {
   /** Raw request URL (path and query, as sent) to its answer key. */
   private readonly keys = new Map<string, string>();
-  hits = 0;
 
   constructor(private readonly cache: AnswerCache, private readonly store: QueryStore) {}
 
@@ -63,7 +62,6 @@ export class HitPath {
       headers['content-length'] = String(body.byteLength);
       res.writeHead(200, headers).end(body);
     }
-    this.hits++;
     return true;
   }
 }

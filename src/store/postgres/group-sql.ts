@@ -36,6 +36,13 @@ export const STAGED_CURRENT_FIELDS = CURRENT_FIELDS.map((c) =>
 export const STAGED_CURRENT_KINDS: readonly StagedKind[] = CURRENT_FIELDS.map((c) => STAGED_KINDS[c]);
 
 /**
+ * The counted columns of the state an order had before the group (see
+ * CURRENT_SQL), filled on the server; NULL for an order not stored before.
+ */
+const COUNTED = ['status', 'type', 'time_in_force', 'live'] as const;
+const PRIOR_COLUMNS = COUNTED.map((c) => `prior_${c}`);
+
+/**
  * One table per kind of row, created once per session. `seq` numbers rows in
  * the order COPY reads them: where the group holds a key twice, the later row
  * wins. lq_markets and lq_parties list the group's ids in the order it first
@@ -47,13 +54,6 @@ export const STAGED_CURRENT_KINDS: readonly StagedKind[] = CURRENT_FIELDS.map((c
  * it again: on a busy disk, a file truncation waits for the file system's
  * journal, and the server spent 9% of its time there (sampled, one ingest).
  */
-/**
- * The counted columns of the state an order had before the group (see
- * CURRENT_SQL), filled on the server; NULL for an order not stored before.
- */
-const COUNTED = ['status', 'type', 'time_in_force', 'live'] as const;
-const PRIOR_COLUMNS = COUNTED.map((c) => `prior_${c}`);
-
 const STAGING_TABLES = ['lq_history', 'lq_current', 'lq_markets', 'lq_parties', 'lq_signatures', 'lq_added', 'lq_removed'];
 const KEPT = 'WITH (vacuum_truncate = false)';
 const STAGING = `

@@ -10,13 +10,8 @@
  */
 import type { BlockStamp } from '../domain/page.js';
 
-/** The block an answer was read at, as a cache key: `height:time`, or '' before any block. */
-export function blockToken(block: BlockStamp | undefined): string {
-  return block === undefined ? '' : `${block.height}:${block.time}`;
-}
-
 export interface CachedAnswer {
-  /** blockToken() of the block it was read at. */
+  /** blockToken() (../domain/page.ts) of the block it was read at. */
   readonly block: string;
   readonly lastBlock: BlockStamp | undefined;
   /** The identity body, as sent. */
@@ -37,8 +32,6 @@ export class AnswerCache {
   private readonly entries = new Map<string, { answer: CachedAnswer; bytes: number }>();
   private block: string | undefined;
   private bytes = 0;
-  hits = 0;
-  misses = 0;
 
   constructor(readonly maxBytes: number) {}
 
@@ -46,11 +39,7 @@ export class AnswerCache {
   get(key: string, block: string): CachedAnswer | undefined {
     this.moveTo(block);
     const entry = this.entries.get(key);
-    if (entry === undefined) {
-      this.misses++;
-      return undefined;
-    }
-    this.hits++;
+    if (entry === undefined) return undefined;
     // Re-inserted to mark it recently used: a Map iterates in insertion order.
     this.entries.delete(key);
     this.entries.set(key, entry);

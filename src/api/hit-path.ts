@@ -11,7 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { QueryStore } from '../store/store.js';
-import { blockToken, type AnswerCache } from './answer-cache.js';
+import { blockToken } from '../domain/page.js';
+import type { AnswerCache } from './answer-cache.js';
 import { answerHeaders, chooseCoding, matchesEtag } from './answers.js';
 
 /**

@@ -23,6 +23,15 @@ export interface BlockStamp {
 }
 
 /**
+ * A block as a value to compare: `height:time`, or '' before any block. What
+ * is kept per block (answers, the planner's counts) is dropped when the token
+ * of the store's last block changes.
+ */
+export function blockToken(block: BlockStamp | undefined): string {
+  return block === undefined ? '' : `${block.height}:${block.time}`;
+}
+
+/**
  * A page in presentation order (a 'last' page comes in the same order as a
  * forward page), with exact neighbours: is there a matching row beyond each end?
  */

@@ -144,7 +144,9 @@ export interface OrderStats {
 }
 
 /** OrderStats from the rows of order_counts (dimension, value, number of current orders), as both backends keep them. */
-export function orderStatsOf(rows: Iterable<readonly [dimension: string, value: number | bigint, n: number | bigint]>): OrderStats {
+export function orderStatsOf(
+  rows: Iterable<readonly [dimension: string, value: number | bigint, n: number | bigint, ...rest: unknown[]]>,
+): OrderStats {
   const counts = new Map<string, number>();
   let total = 0;
   for (const [dimension, value, n] of rows) {

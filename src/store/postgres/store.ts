@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../../domain/order.js';
-import type { BlockStamp, Page, PageRequest } from '../../domain/page.js';
+import { blockToken, type BlockStamp, type Page, type PageRequest } from '../../domain/page.js';
 import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
@@ -201,8 +201,7 @@ export class PostgresStore implements Store<GroupRows> {
 
   /** Drops the counts if they were read at another block than `block`. */
   private sawBlock(block: BlockStamp | undefined): void {
-    const token = block === undefined ? '' : `${block.height}:${block.time}`;
-    if (this.stats !== undefined && this.stats.block !== token) this.stats = undefined;
+    if (this.stats !== undefined && this.stats.block !== blockToken(block)) this.stats = undefined;
   }
 
   /**
@@ -221,11 +220,13 @@ export class PostgresStore implements Store<GroupRows> {
   private async readOrderStats(): Promise<{ stats: OrderStats; block: string }> {
     // One statement, so the counts and the block they belong to are one snapshot.
     const { rows } = await this.pool.query({
-      text: `SELECT c.dimension, c.value, c.n, l.height || ':' || l.time FROM order_counts AS c LEFT JOIN last_block AS l ON true`,
+      text: 'SELECT c.dimension, c.value, c.n, l.height, l.time FROM order_counts AS c LEFT JOIN last_block AS l ON true',
       rowMode: 'array',
     });
-    const counts = rows as [string, number, bigint, string | null][];
-    return { stats: orderStatsOf(counts.map(([d, v, n]) => [d, v, n] as const)), block: counts[0]?.[3] ?? '' };
+    const counts = rows as [string, number, bigint, string | null, bigint | null][];
+    const [, , , height, time] = counts[0] ?? [];
+    const block = height == null || time == null ? undefined : { height: BigInt(height), time };
+    return { stats: orderStatsOf(counts), block: blockToken(block) };
   }
 
   /** Runs a page's statement; `key` reads a row's listing key from its node and key columns. */

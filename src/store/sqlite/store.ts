@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../../domain/order.js';
-import type { Page, PageRequest } from '../../domain/page.js';
+import { blockToken, type Page, type PageRequest } from '../../domain/page.js';
 import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
@@ -178,7 +178,7 @@ export class SqliteStore implements Store<GroupRows> {
    * commits, so they are read once per block, not once per page.
    */
   private statsAt(last: CommittedBlock | undefined): OrderStats {
-    const block = last === undefined ? '' : `${last.height}:${last.time}`;
+    const block = blockToken(last);
     if (this.stats?.block !== block) this.stats = { block, value: this.orderStats() };
     return this.stats.value;
   }

@@ -92,7 +92,9 @@ export interface AnswerOptions extends PageRouteOptions {
 export async function sendAnswer(o: AnswerOptions): Promise<FastifyReply> {
   const { request, reply, cache, key } = o;
   // A store that cannot say its last block may still answer the page (or fail it, and say why).
-  const block = cache === undefined ? undefined : await o.store.lastBlock().then(blockToken, () => undefined);
+  const block = cache === undefined
+    ? undefined
+    : o.hitPath?.blockReadFor(request.raw) ?? await o.store.lastBlock().then(blockToken, () => undefined);
   let answer = block === undefined ? undefined : cache!.get(key, block);
   if (answer === undefined) {
     const fresh = await o.read();

@@ -24,6 +24,8 @@ const MAX_URLS = 20_000;
 export class HitPath {
   /** Raw request URL (path and query, as sent) to its answer key. */
   private readonly keys = new Map<string, string>();
+  /** The last block as read for a request this passed on: the full path need not read it again. */
+  private readonly blocks = new WeakMap<IncomingMessage, string>();
 
   constructor(private readonly cache: AnswerCache, private readonly store: QueryStore) {}
 
@@ -48,7 +50,7 @@ export class HitPath {
       return false; // the full path says what went wrong
     }
     const answer = this.cache.get(key, block);
-    if (answer === undefined) return false;
+    if (answer === undefined) return this.passOn(req, block);
     const headers = answerHeaders(answer);
     if (matchesEtag(req.headers['if-none-match'], answer.etag)) {
       // As Fastify sends a 304: no body, so no type either.
@@ -58,11 +60,25 @@ export class HitPath {
       const coding = chooseCoding(answer, req.headers['accept-encoding']);
       const body = coding === undefined ? answer.identity : answer.encoded.get(coding);
       // Not compressed this way yet: the full path compresses it and keeps it.
-      if (body === undefined) return false;
+      if (body === undefined) return this.passOn(req, block);
       if (coding !== undefined) headers['content-encoding'] = coding;
       headers['content-length'] = String(body.byteLength);
       res.writeHead(200, headers).end(body);
     }
     return true;
+  }
+
+  /**
+   * The store's last block as this read it for `req`, if it did. It was read
+   * after the request arrived, so an answer read at it is no older than the
+   * request.
+   */
+  blockReadFor(req: IncomingMessage): string | undefined {
+    return this.blocks.get(req);
+  }
+
+  private passOn(req: IncomingMessage, block: string): false {
+    this.blocks.set(req, block);
+    return false;
   }
 }

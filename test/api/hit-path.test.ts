@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { buildServer } from '../../src/api/server.js';
 import { STATUS } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
-import { writeBlocks } from '../../src/store/store.js';
+import { writeBlocks, type QueryStore } from '../../src/store/store.js';
 import type { SqliteStore } from '../../src/store/sqlite/store.js';
 import { block, hex, order, tempStore } from '../store/helpers.js';
 
@@ -46,17 +46,32 @@ function get(port: number, path: string, headers: Record<string, string> = {}): 
 /** Header lines as a sorted set: the two paths may write them in another order. */
 const headerSet = (a: Answer) => [...a.headers].sort();
 
-async function serve(t: TestContext, logRequests = false): Promise<{ store: SqliteStore; port: number; viaFastify: () => number }> {
+/** Reads of the store's last block, counted. */
+function countingLastBlock(store: SqliteStore): { store: QueryStore; reads: () => number } {
+  let reads = 0;
+  const wrapped: QueryStore = {
+    listOrders: (f, p) => store.listOrders(f, p),
+    listBundles: (f, p) => store.listBundles(f, p),
+    lastBlock: () => (reads++, store.lastBlock()),
+    close: () => store.close(),
+  };
+  return { store: wrapped, reads: () => reads };
+}
+
+async function serve(
+  t: TestContext, logRequests = false,
+): Promise<{ store: SqliteStore; port: number; viaFastify: () => number; lastBlockReads: () => number }> {
   const { store } = tempStore(t);
   const orders: Order[] = [];
   for (let k = 1; k <= 80; k++) orders.push(order(k, { status: k % 3 === 0 ? STATUS.FILLED : STATUS.ACTIVE, reference: `ref-${k % 4}` }));
   await writeBlocks(store, [block(1, { orders: orders.slice(0, 40) }), block(2, { orders: orders.slice(40) })]);
-  const app = await buildServer({ store, logRequests });
+  const counted = countingLastBlock(store);
+  const app = await buildServer({ store: counted.store, logRequests });
   let fastifyRequests = 0;
   app.addHook('onRequest', async () => void fastifyRequests++);
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => app.close());
-  return { store, port: (app.server.address() as AddressInfo).port, viaFastify: () => fastifyRequests };
+  return { store, port: (app.server.address() as AddressInfo).port, viaFastify: () => fastifyRequests, lastBlockReads: counted.reads };
 }
 
 const CASES: { name: string; path: string; headers?: Record<string, string> }[] = [
@@ -135,4 +150,19 @@ test('with every request logged, every request goes through Fastify', async (t) 
   const { port, viaFastify } = await serve(t, true);
   for (let i = 1; i <= 3; i++) await get(port, `${ORDERS}?pagination.first=5`);
   assert.equal(viaFastify(), 3);
+});
+
+test('a request the hit path passes on reads the last block once: the full path takes the hit path\'s read', async (t) => {
+  const { store, port, viaFastify, lastBlockReads } = await serve(t);
+  const path = `${ORDERS}?pagination.first=10`;
+  await get(port, path);
+  assert.equal(lastBlockReads(), 1, 'a new URL: the full path reads it');
+  await get(port, path);
+  assert.equal(lastBlockReads(), 2, 'a hit: the hit path reads it');
+  await writeBlocks(store, [block(3, { orders: [order(500)] })]);
+  const seen = viaFastify();
+  const after = await get(port, path);
+  assert.equal(viaFastify(), seen + 1, 'the answer kept is of an older block: the full path answers');
+  assert.equal(lastBlockReads(), 3, 'with the block the hit path read');
+  assert.ok(after.headers.includes('X-Block-Height: 3'));
 });

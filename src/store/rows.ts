@@ -8,6 +8,7 @@ import type { Block } from '../domain/block.js';
 import { printedAddress } from '../domain/bundle.js';
 import { isLive, type Order } from '../domain/order.js';
 import { toMicros } from '../domain/time.js';
+import { leadingIdBytes } from './history-message.js';
 import { ORDER_ID_BYTES as ID_BYTES, writeOrderKey } from './order-key.js';
 import type { BlockBatch, CommittedBlock } from './store.js';
 
@@ -76,10 +77,17 @@ function currentRow(o: Order, vegaTime: bigint): SqlValue[] {
   ];
 }
 
-/** History rows: row i is (times[i], ids[32i, 32i+32), messages[ends[i-1], ends[i])). */
+/**
+ * History rows: row i is (times[i], ids[32i, 32i+32), markets[i], parties[i],
+ * messages[ends[i-1], ends[i])). A message is stored without its leading ids
+ * (./history-message.ts); markets[i] and parties[i] are positions in the
+ * group's `markets` and `parties`, or -1 where the message is kept whole.
+ */
 export interface PackedHistory {
   times: BigInt64Array;
   ids: Uint8Array;
+  markets: Int32Array;
+  parties: Int32Array;
   messages: Uint8Array;
   ends: Uint32Array;
 }
@@ -104,7 +112,7 @@ export interface PreparedGroup {
   /** The id keys of the latest states, packed. */
   keys: Uint8Array;
   /**
-   * The markets and parties of the latest states, each once. The writer numbers
+   * The markets and parties of the latest states and history rows, each once. The writer numbers
    * each id once per group rather than once per row, and a few thousand ids
    * cross to its thread instead of two per row.
    */
@@ -144,7 +152,8 @@ class IdList {
 /** The buffers of a prepared group, to transfer rather than copy to another thread. */
 export function transferables(p: PreparedGroup): ArrayBuffer[] {
   return [
-    p.history.times.buffer, p.history.ids.buffer, p.history.messages.buffer, p.history.ends.buffer, p.keys.buffer,
+    p.history.times.buffer, p.history.ids.buffer, p.history.markets.buffer, p.history.parties.buffer,
+    p.history.messages.buffer, p.history.ends.buffer, p.keys.buffer,
   ] as ArrayBuffer[];
 }
 
@@ -158,6 +167,8 @@ export class GroupRows implements BlockBatch {
   private rows = 0;
   private times = new BigInt64Array(4096);
   private ends = new Uint32Array(4096);
+  private marketsAt = new Int32Array(4096);
+  private partiesAt = new Int32Array(4096);
   private ids = Buffer.allocUnsafeSlow(4096 * ID_BYTES);
   private messages = Buffer.allocUnsafeSlow(1 << 20);
   /**
@@ -166,6 +177,8 @@ export class GroupRows implements BlockBatch {
    * buffers may still be replaced by larger ones.
    */
   private readonly current = new Map<string, SqlValue[]>();
+  private readonly markets = new IdList();
+  private readonly parties = new IdList();
   private readonly signatures: SqlValue[][] = [];
   private readonly added: SqlValue[][] = [];
   private readonly removed: SqlValue[][] = [];
@@ -191,12 +204,17 @@ export class GroupRows implements BlockBatch {
     row = this.rows;
     let end = row === 0 ? 0 : this.ends[row - 1]!;
     for (const [id, i] of latest) {
-      this.times[row] = t;
+      const order = orders[i]!;
+      const ids = { id, market: order.marketId.toLowerCase(), party: order.partyId.toLowerCase() };
       const message = orderMessages[i]!;
-      this.messages.set(message, end);
-      end += message.byteLength;
+      const leading = leadingIdBytes(message, ids);
+      this.times[row] = t;
+      this.marketsAt[row] = leading === 0 ? -1 : this.markets.positionOf(ids.market);
+      this.partiesAt[row] = leading === 0 ? -1 : this.parties.positionOf(ids.party);
+      this.messages.set(message.subarray(leading), end);
+      end += message.byteLength - leading;
       this.ends[row] = end;
-      const state = currentRow(orders[i]!, t);
+      const state = currentRow(order, t);
       state[ID_AT] = row++;
       this.current.set(id, state);
     }
@@ -228,8 +246,7 @@ export class GroupRows implements BlockBatch {
     const rows = this.rows;
     const ids = this.ids;
     const latest = [...this.current.values()];
-    const markets = new IdList();
-    const parties = new IdList();
+    const { markets, parties } = this;
     const keys = Buffer.allocUnsafeSlow(latest.length * ID_BYTES);
     latest.forEach((state, i) => {
       const row = state[ID_AT] as number;
@@ -246,6 +263,8 @@ export class GroupRows implements BlockBatch {
       history: {
         times: this.times.subarray(0, rows),
         ids: ids.subarray(0, rows * ID_BYTES),
+        markets: this.marketsAt.subarray(0, rows),
+        parties: this.partiesAt.subarray(0, rows),
         messages: this.messages.subarray(0, rows === 0 ? 0 : this.ends[rows - 1]),
         ends: this.ends.subarray(0, rows),
       },
@@ -264,12 +283,11 @@ export class GroupRows implements BlockBatch {
     const needRows = this.rows + rows;
     if (needRows > this.times.length) {
       const capacity = Math.max(needRows, 2 * this.times.length);
-      const times = new BigInt64Array(capacity);
-      times.set(this.times.subarray(0, this.rows));
-      this.times = times;
-      const ends = new Uint32Array(capacity);
-      ends.set(this.ends.subarray(0, this.rows));
-      this.ends = ends;
+      const rows = this.rows;
+      this.times = grown(this.times, new BigInt64Array(capacity), rows);
+      this.ends = grown(this.ends, new Uint32Array(capacity), rows);
+      this.marketsAt = grown(this.marketsAt, new Int32Array(capacity), rows);
+      this.partiesAt = grown(this.partiesAt, new Int32Array(capacity), rows);
       const ids = Buffer.allocUnsafeSlow(capacity * ID_BYTES);
       this.ids.copy(ids, 0, 0, this.rows * ID_BYTES);
       this.ids = ids;
@@ -281,4 +299,10 @@ export class GroupRows implements BlockBatch {
       this.messages = messages;
     }
   }
+}
+
+/** `to`, holding the first `used` values of `from`. */
+function grown<T extends BigInt64Array | Uint32Array | Int32Array>(from: T, to: T, used: number): T {
+  (to as Int32Array).set((from as Int32Array).subarray(0, used));
+  return to;
 }

@@ -19,6 +19,7 @@ import { RecordSplitter } from '../../src/ingest/framing.js';
 import { busEventToJson } from '../../src/ingest/json-codec.js';
 import { BACKENDS, type FreshStore } from '../support/backends.js';
 import { CLI, runCli, startServe, type RunningServer } from '../support/cli.js';
+import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../support/history.js';
 import { REAL, realRecording } from '../support/real-recording.js';
 import { SpClient } from '../support/sp-client.js';
 
@@ -162,6 +163,28 @@ for (const backend of BACKENDS) test(`the real recording, through every source, 
     const again = runCli(['ingest', evt, ...d]);
     assert.match(again.stdout, /0 blocks stored, 1088 already stored \(1 with another hash\), last block 1087/);
     answers.set('file', await served(d, 'file'));
+  });
+
+  await t.test('history gives back every Order message as the network sent it', async () => {
+    const store = await backend.fresh(dir, `${backend.name}-history`);
+    stores.push(store);
+    checkIngestOutput(runCli(['ingest', evt, ...store.args]), 'history');
+    const sent = new Set<string>();
+    for (const bytes of events) {
+      const event = decodeBusEvent(bytes);
+      if (event.kind !== 'order') continue;
+      assert.ok(event.encoded, 'a protobuf source keeps the Order message');
+      sent.add(Buffer.from(event.encoded).toString('hex'));
+    }
+    const rows = (await store.select(HISTORY_SQL)) as unknown as StoredHistoryRow[];
+    assert.ok(rows.length >= REAL.orders, `${rows.length} history rows`);
+    for (const row of rows) {
+      const message = restoredMessage(row);
+      const what = `the row of ${row.id_bytes.toString('hex')} at ${row.vega_time}`;
+      assert.ok(sent.has(message.toString('hex')), `${what} is a message the network sent`);
+      // Every id of the real network is 64 lower-case hex characters: every row leaves them out.
+      assert.equal(row.message.byteLength, message.byteLength - 3 * (2 + 64), `${what} leaves its three ids out`);
+    }
   });
 
   await t.test('a pipe: ingest <(gunzip -c system_tests.evt.gz)', async () => {

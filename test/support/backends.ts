@@ -5,13 +5,16 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { StoreConfig } from '../../src/store/open.js';
-import { createTestDatabase } from './postgres.js';
+import { createTestDatabase, query } from './postgres.js';
 
 export interface FreshStore {
   /** The command-line options that name it (for `ledger-query ingest` and `serve`). */
   args: string[];
   config: StoreConfig;
+  /** The rows of a query (SQL both backends read alike) on the store's database, as its driver gives them. */
+  select(sql: string): Promise<Record<string, unknown>[]>;
   remove(): Promise<void>;
 }
 
@@ -30,6 +33,14 @@ export const EMBEDDED: Backend = {
     return {
       args: ['--data-dir', dataDir],
       config: { dataDir },
+      select: async (sql) => {
+        const db = new Database(join(dataDir, 'ledger.db'), { readonly: true });
+        try {
+          return db.prepare(sql).all() as Record<string, unknown>[];
+        } finally {
+          db.close();
+        }
+      },
       remove: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
   },
@@ -39,7 +50,12 @@ export const POSTGRES: Backend = {
   name: 'postgres',
   async fresh(dir) {
     const db = await createTestDatabase();
-    return { args: ['--database-url', db.url], config: { dataDir: dir, databaseUrl: db.url }, remove: () => db.drop() };
+    return {
+      args: ['--database-url', db.url],
+      config: { dataDir: dir, databaseUrl: db.url },
+      select: (sql) => query(db.url, sql),
+      remove: () => db.drop(),
+    };
   },
 };
 

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { RunningServer } from './cli.js';
+import { HISTORY_SQL } from './history.js';
 
 const ORDERS = '/api/v2/orders';
 const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
@@ -94,7 +95,7 @@ const TABLES: Record<string, string> = {
   markets: 'SELECT id FROM markets',
   orders_current: `SELECT to_jsonb(o) - 'party_no' - 'market_no' || jsonb_build_object('party', p.id, 'market', m.id) AS row
     FROM orders_current o JOIN parties p ON p.no = o.party_no JOIN markets m ON m.no = o.market_no`,
-  orders_history: 'SELECT * FROM orders_history',
+  orders_history: HISTORY_SQL,
   order_counts: 'SELECT * FROM order_counts',
   signer_added: 'SELECT * FROM signer_added',
   signer_removed: 'SELECT * FROM signer_removed',

@@ -10,11 +10,11 @@
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, type PreparedGroup, type SqlValue } from '../rows.js';
+import { SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, type PackedHistory, type PreparedGroup, type SqlValue } from '../rows.js';
 import { BinaryCopyWriter, historyBinaryCopy } from './copy-binary.js';
 import { CopyText, copyString } from './copy-text.js';
 import {
-  ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, HISTORY_COLUMNS, INTERN_MARKETS_SQL, INTERN_PARTIES_SQL, REMOVED_SQL, SIGNATURES_SQL,
+  ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, HISTORY_COLUMNS, NUMBERING_SQL, REMOVED_SQL, SIGNATURES_SQL,
   STAGED_CURRENT_FIELDS, STAGED_CURRENT_KINDS, STAGED_HISTORY_SQL, VACUUM_STAGING_SQL, copySql, historyTakenSql,
 } from './group-sql.js';
 
@@ -28,11 +28,14 @@ export { prepareWriterSession } from './group-sql.js';
 export interface EncodedGroup {
   blocks: PreparedGroup['blocks'];
   /**
-   * The group's history in binary COPY format. It is copied straight into
-   * orders_history when no row of it can meet another (the usual case: block
-   * times all differ and none is stored yet), else staged and merged.
+   * The group's history; undefined if it changed no order. Its rows name
+   * markets and parties by number, which only the transaction can give: the
+   * writer numbers them (NUMBERING_SQL) and then sends the rows in binary
+   * COPY format, straight into orders_history when no row of it can meet
+   * another (the usual case: block times all differ and none is stored yet),
+   * else staged and merged.
    */
-  history: Uint8Array | undefined;
+  history: PackedHistory | undefined;
   /** COPY statements and their data, in order; tables without rows are left out. */
   copies: { sql: string; data: Uint8Array }[];
   /** The set-based statements that move staged rows into place. */
@@ -47,8 +50,10 @@ export interface EncodedGroup {
  */
 export function encodedTransferables(group: EncodedGroup): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
-  for (const b of [group.history, ...group.copies.map((c) => c.data)]) {
-    if (b !== undefined && b.buffer.byteLength !== Buffer.poolSize) buffers.add(b.buffer as ArrayBuffer);
+  const h = group.history;
+  const history = h === undefined ? [] : [h.times, h.ids, h.markets, h.parties, h.messages, h.ends];
+  for (const b of [...history, ...group.copies.map((c) => c.data)]) {
+    if (b.buffer.byteLength !== Buffer.poolSize) buffers.add(b.buffer as ArrayBuffer);
   }
   return [...buffers];
 }
@@ -105,11 +110,11 @@ export function encodeGroup(group: PreparedGroup): EncodedGroup {
   // Blocks go straight to their table: a stored height is refused before, under the lock.
   add('blocks', ['height', 'hash', 'time'], rowsCopy(group.blocks.map((b) => [b.height, b.hash, b.time])));
   if (group.latest.length > 0) {
-    // A market or party is numbered before any order that names it is written.
+    // Numbered (NUMBERING_SQL) before any order or history row that names them is written.
     add('lq_markets', ['pos', 'id'], idsCopy(group.markets));
     add('lq_parties', ['pos', 'id'], idsCopy(group.parties));
     copies.push({ sql: copySql('lq_current', STAGED_CURRENT_FIELDS, 'binary'), data: currentCopy(group) });
-    statements.push(INTERN_MARKETS_SQL, INTERN_PARTIES_SQL, CURRENT_SQL);
+    statements.push(CURRENT_SQL);
   }
   if (group.signatures.length > 0) {
     add('lq_signatures', ['resource_id', 'sig', 'kind', 'vega_time'], rowsCopy(group.signatures));
@@ -129,7 +134,8 @@ export function encodeGroup(group: PreparedGroup): EncodedGroup {
     `VALUES (1, ${height}, ${time}, ${pg.escapeLiteral(chainId)}, ${pg.escapeLiteral(hash)}) ` +
     'ON CONFLICT (only_row) DO UPDATE SET ' +
     'height = excluded.height, time = excluded.time, chain_id = excluded.chain_id, hash = excluded.hash;\nCOMMIT';
-  const history = group.history.times.length > 0 ? historyBinaryCopy(group.history) : undefined;
+  // Every changed order has a history row: a group with latest states has history, and the other way round.
+  const history = group.latest.length > 0 ? group.history : undefined;
   return { blocks: group.blocks, history, copies, statements, checkpoint };
 }
 
@@ -183,8 +189,11 @@ export class GroupWriter {
       for (const { sql, data } of group.copies) await copyIn(client, sql, data);
       const statements = [...group.statements];
       if (group.history !== undefined) {
+        const numbering = (await client.query(NUMBERING_SQL)) as unknown as pg.QueryResult[];
+        const numbers = numbering.at(-1)?.rows[0] as { markets: number[]; parties: number[] };
         const straight = canGoStraight && (results[3]?.rows[0] as { taken: boolean } | undefined)?.taken === false;
-        await copyIn(client, copySql(straight ? 'orders_history' : 'lq_history', HISTORY_COLUMNS, 'binary'), group.history);
+        const rows = historyBinaryCopy(group.history, numbers.markets, numbers.parties);
+        await copyIn(client, copySql(straight ? 'orders_history' : 'lq_history', HISTORY_COLUMNS, 'binary'), rows);
         if (!straight) statements.push(STAGED_HISTORY_SQL);
       }
       // One round trip for the rest; a failing statement skips the ones after it, COMMIT included.

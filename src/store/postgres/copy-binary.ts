@@ -11,8 +11,8 @@ import type { PackedHistory } from '../rows.js';
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER_BYTES = SIGNATURE.byteLength + 8;
 const ID_BYTES = 32;
-/** Per row: field count, then (length, value) of vega_time, id_bytes and message. */
-const ROW_FIXED_BYTES = 2 + (4 + 8) + (4 + ID_BYTES) + 4;
+/** Per row: field count, then (length, value) of vega_time, id_bytes, market_no, party_no and message. */
+const ROW_FIXED_BYTES = 2 + (4 + 8) + (4 + ID_BYTES) + 2 * (4 + 4) + 4;
 
 function header(out: Buffer): number {
   SIGNATURE.copy(out, 0);
@@ -21,28 +21,36 @@ function header(out: Buffer): number {
   return out.writeInt32BE(0, SIGNATURE.byteLength + 4);
 }
 
-/** The rows (vega_time BIGINT, id_bytes BYTEA, message BYTEA) of a group's history. */
-export function historyBinaryCopy({ times, ids, messages, ends }: PackedHistory): Buffer {
+/**
+ * The rows (vega_time BIGINT, id_bytes BYTEA, market_no INTEGER, party_no
+ * INTEGER, message BYTEA) of a group's history, given the numbers of the
+ * group's markets and parties by position.
+ */
+export function historyBinaryCopy(history: PackedHistory, marketNos: readonly number[], partyNos: readonly number[]): Buffer {
+  const { times, ids, markets, parties, messages, ends } = history;
   const rows = times.length;
   const messageBytes = rows === 0 ? 0 : ends[rows - 1]!;
   const out = Buffer.allocUnsafeSlow(HEADER_BYTES + rows * ROW_FIXED_BYTES + messageBytes + 2);
   let at = header(out);
   const idBytes = Buffer.from(ids.buffer, ids.byteOffset, ids.byteLength);
   const messageBuffer = Buffer.from(messages.buffer, messages.byteOffset, messages.byteLength);
+  const number = (no: number | undefined) => (no === undefined ? out.writeInt32BE(-1, at) : out.writeInt32BE(no, out.writeInt32BE(4, at)));
   let start = 0;
   for (let i = 0; i < rows; i++) {
     const end = ends[i]!;
-    at = out.writeInt16BE(3, at);
+    at = out.writeInt16BE(5, at);
     at = out.writeInt32BE(8, at);
     at = out.writeBigInt64BE(times[i]!, at);
     at = out.writeInt32BE(ID_BYTES, at);
     at += idBytes.copy(out, at, i * ID_BYTES, (i + 1) * ID_BYTES);
+    at = number(marketNos[markets[i]!]);
+    at = number(partyNos[parties[i]!]);
     at = out.writeInt32BE(end - start, at);
     at += messageBuffer.copy(out, at, start, end);
     start = end;
   }
   out.writeInt16BE(-1, at);
-  return out;
+  return out.subarray(0, at + 2);
 }
 
 /**

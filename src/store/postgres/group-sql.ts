@@ -58,7 +58,8 @@ const STAGING_TABLES = ['lq_history', 'lq_current', 'lq_markets', 'lq_parties', 
 const KEPT = 'WITH (vacuum_truncate = false)';
 const STAGING = `
   CREATE TEMP TABLE lq_history (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY, vega_time BIGINT NOT NULL, id_bytes BYTEA NOT NULL, message BYTEA NOT NULL
+    seq BIGINT GENERATED ALWAYS AS IDENTITY, vega_time BIGINT NOT NULL, id_bytes BYTEA NOT NULL,
+    market_no INTEGER, party_no INTEGER, message BYTEA NOT NULL
   ) ${KEPT};
   CREATE TEMP TABLE lq_current (
     ${STAGED_CURRENT_FIELDS.map((c, i) => `${c} ${SQL_TYPES[STAGED_CURRENT_KINDS[i]!]}`).join(', ')},
@@ -103,8 +104,17 @@ const internSql = (table: 'markets' | 'parties', staged: string) => `
   INSERT INTO ${table} (id)
   SELECT s.id FROM ${staged} s WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.id = s.id) ORDER BY s.pos
   ON CONFLICT (id) DO NOTHING`;
-export const INTERN_MARKETS_SQL = internSql('markets', 'lq_markets');
-export const INTERN_PARTIES_SQL = internSql('parties', 'lq_parties');
+/**
+ * Numbers the group's markets and parties, and returns the numbers of each in
+ * the order the group lists them (`markets` and `parties`, arrays): history
+ * rows are sent with them.
+ */
+export const NUMBERING_SQL = `
+  ${internSql('markets', 'lq_markets')};
+  ${internSql('parties', 'lq_parties')};
+  SELECT
+    ARRAY(SELECT m.no FROM lq_markets s JOIN markets m ON m.id = s.id ORDER BY s.pos) AS markets,
+    ARRAY(SELECT p.no FROM lq_parties s JOIN parties p ON p.id = s.id ORDER BY s.pos) AS parties`;
 
 /**
  * Each order's state, in three statements:
@@ -154,7 +164,7 @@ export const CURRENT_SQL = (() => {
     ON CONFLICT (dimension, value) DO UPDATE SET n = order_counts.n + excluded.n`;
 })();
 
-export const HISTORY_COLUMNS = ['vega_time', 'id_bytes', 'message'] as const;
+export const HISTORY_COLUMNS = ['vega_time', 'id_bytes', 'market_no', 'party_no', 'message'] as const;
 
 /**
  * History that may meet rows it must replace: each block holds an order once,
@@ -162,10 +172,11 @@ export const HISTORY_COLUMNS = ['vega_time', 'id_bytes', 'message'] as const;
  * then the later state wins, in the group as over a stored row.
  */
 export const STAGED_HISTORY_SQL = `
-  INSERT INTO orders_history (vega_time, id_bytes, message)
-  SELECT DISTINCT ON (vega_time, id_bytes) vega_time, id_bytes, message FROM lq_history
+  INSERT INTO orders_history (${list(HISTORY_COLUMNS)})
+  SELECT DISTINCT ON (vega_time, id_bytes) ${list(HISTORY_COLUMNS)} FROM lq_history
   ORDER BY vega_time, id_bytes, seq DESC
-  ON CONFLICT (vega_time, id_bytes) DO UPDATE SET message = excluded.message`;
+  ON CONFLICT (vega_time, id_bytes) DO UPDATE SET
+    market_no = excluded.market_no, party_no = excluded.party_no, message = excluded.message`;
 
 /**
  * Can the group's history go straight into orders_history? Only if no two of

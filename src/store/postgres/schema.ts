@@ -154,6 +154,27 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'history messages without the ids their row holds (../history-message.ts)',
+    // As the embedded store's version 5: rows stored before lose their ids
+    // where those are 64 lower-case hex characters, as the network's are;
+    // other rows keep their message whole, and no market or party number.
+    up: `
+      ALTER TABLE orders_history ADD COLUMN market_no INTEGER, ADD COLUMN party_no INTEGER;
+      UPDATE orders_history h SET market_no = m.no, party_no = p.no, message = substring(h.message FROM 199)
+      FROM markets m, parties p
+      WHERE length(h.message) >= 198
+        AND substring(h.message FROM 1 FOR 2) = '\\x0a40'::bytea
+        AND substring(h.message FROM 3 FOR 64) = convert_to(encode(h.id_bytes, 'hex'), 'UTF8')
+        AND substring(h.message FROM 67 FOR 2) = '\\x1240'::bytea
+        AND substring(h.message FROM 133 FOR 2) = '\\x1a40'::bytea
+        AND encode(substring(h.message FROM 69 FOR 64), 'escape') ~ '^[0-9a-f]{64}$'
+        AND m.id = encode(substring(h.message FROM 69 FOR 64), 'escape')
+        AND encode(substring(h.message FROM 135 FOR 64), 'escape') ~ '^[0-9a-f]{64}$'
+        AND p.id = encode(substring(h.message FROM 135 FOR 64), 'escape');
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

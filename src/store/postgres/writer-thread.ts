@@ -13,7 +13,6 @@ function asBuffers(group: EncodedGroup): EncodedGroup {
   const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   return {
     ...group,
-    history: group.history && buffer(group.history),
     copies: group.copies.map((c) => ({ sql: c.sql, data: buffer(c.data) })),
   };
 }

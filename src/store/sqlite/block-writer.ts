@@ -108,6 +108,7 @@ class InternedIds {
  * a third of a history row's cost.
  */
 const HISTORY_ROWS_PER_INSERT = 64;
+const HISTORY_COLUMNS = 5;
 
 export class BlockWriter {
   private readonly selectIndexed: Database.Statement;
@@ -138,7 +139,9 @@ export class BlockWriter {
     this.updateAll = new PartialUpdate(db, CURRENT_FIELDS);
     // Each block writes an order once; only two blocks with the same time could meet, and then the later wins.
     const history = (rows: number) =>
-      db.prepare(`INSERT OR REPLACE INTO orders_history (vega_time, id_bytes, message) VALUES ${Array(rows).fill('(?, ?, ?)').join(', ')}`);
+      db.prepare(
+        `INSERT OR REPLACE INTO orders_history (vega_time, id_bytes, market_no, party_no, message) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')}`,
+      );
     this.insertHistory = history(1);
     // Rows of a statement are inserted in order, so a later state still replaces an earlier one.
     this.insertHistoryRows = history(HISTORY_ROWS_PER_INSERT);
@@ -189,14 +192,14 @@ export class BlockWriter {
       last = height;
       this.insertBlock.run(u64(height), hash, time);
     }
-    this.writeHistory(group.history);
+    const marketNos = group.markets.map((id) => this.markets.no(id));
+    const partyNos = group.parties.map((id) => this.parties.no(id));
+    this.writeHistory(group.history, marketNos, partyNos);
     for (const row of group.signatures) this.insertSignature.run(row);
     for (const row of group.added) this.upsertAdded.run(row);
     for (const row of group.removed) this.upsertRemoved.run(row);
     // Per COUNTED dimension: value -> change in its number of orders.
     const counts = COUNTED.map(() => new Map<number, number>());
-    const marketNos = group.markets.map((id) => this.markets.no(id));
-    const partyNos = group.parties.map((id) => this.parties.no(id));
     for (const row of group.latest) {
       row[MARKET_AT] = marketNos[row[MARKET_AT] as number]!;
       row[PARTY_AT] = partyNos[row[PARTY_AT] as number]!;
@@ -208,19 +211,22 @@ export class BlockWriter {
     this.setLastBlock.run(u64(group.last.height), group.last.time, group.last.chainId, group.last.hash);
   }
 
-  private writeHistory({ times, ids, messages, ends }: PackedHistory): void {
+  private writeHistory(history: PackedHistory, marketNos: readonly number[], partyNos: readonly number[]): void {
+    const { times, ids, markets, parties, messages, ends } = history;
     const row = (i: number, into: SqlValue[], offset: number) => {
       into[offset] = times[i]!;
       into[offset + 1] = ids.subarray(32 * i, 32 * i + 32);
-      into[offset + 2] = messages.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+      into[offset + 2] = marketNos[markets[i]!] ?? null;
+      into[offset + 3] = partyNos[parties[i]!] ?? null;
+      into[offset + 4] = messages.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
     };
-    const many: SqlValue[] = new Array(3 * HISTORY_ROWS_PER_INSERT);
+    const many: SqlValue[] = new Array(HISTORY_COLUMNS * HISTORY_ROWS_PER_INSERT);
     let i = 0;
     for (; i + HISTORY_ROWS_PER_INSERT <= times.length; i += HISTORY_ROWS_PER_INSERT) {
-      for (let j = 0; j < HISTORY_ROWS_PER_INSERT; j++) row(i + j, many, 3 * j);
+      for (let j = 0; j < HISTORY_ROWS_PER_INSERT; j++) row(i + j, many, HISTORY_COLUMNS * j);
       this.insertHistoryRows.run(many);
     }
-    const one: SqlValue[] = new Array(3);
+    const one: SqlValue[] = new Array(HISTORY_COLUMNS);
     for (; i < times.length; i++) {
       row(i, one, 0);
       this.insertHistory.run(one);

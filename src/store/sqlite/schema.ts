@@ -158,6 +158,43 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "the original's answers: microsecond times, newest first by id ascending, ids and addresses in lower case; block hashes",
     up: asTheOriginalAnswers,
   },
+  {
+    version: 5,
+    description: 'history messages without the ids their row holds (../history-message.ts)',
+    // Rows stored before lose their ids where those are 64 lower-case hex
+    // characters, as the network's are; other rows keep their message whole.
+    // The freed pages are reused by the blocks that follow (VACUUM returns them).
+    up: `
+      CREATE TABLE orders_history_v5 (
+        vega_time INTEGER NOT NULL,
+        id_bytes BLOB NOT NULL,
+        -- NULL: the message is kept whole. Else the message's leading ids are
+        -- the order's, this market's and this party's, and left out.
+        market_no INTEGER,
+        party_no INTEGER,
+        message BLOB NOT NULL,
+        PRIMARY KEY (vega_time, id_bytes)
+      ) WITHOUT ROWID, STRICT;
+      INSERT INTO orders_history_v5 (vega_time, id_bytes, market_no, party_no, message)
+        SELECT vega_time, id_bytes, iif(party_no IS NULL, NULL, market_no), iif(market_no IS NULL, NULL, party_no),
+          iif(market_no IS NULL OR party_no IS NULL, message, substr(message, 199))
+        FROM (
+          SELECT vega_time, id_bytes, message,
+            iif(leading, (SELECT no FROM markets WHERE id = CAST(substr(message, 69, 64) AS TEXT)), NULL) AS market_no,
+            iif(leading, (SELECT no FROM parties WHERE id = CAST(substr(message, 135, 64) AS TEXT)), NULL) AS party_no
+          FROM (
+            -- Does the message begin with its id, a market and a party, each as 64 lower-case hex characters?
+            SELECT *, length(message) >= 198 AND substr(message, 1, 2) = x'0a40' AND substr(message, 3, 64) = CAST(lower(hex(id_bytes)) AS BLOB)
+              AND substr(message, 67, 2) = x'1240' AND substr(message, 133, 2) = x'1a40'
+              AND CAST(substr(message, 69, 64) AS TEXT) NOT GLOB '*[^0-9a-f]*'
+              AND CAST(substr(message, 135, 64) AS TEXT) NOT GLOB '*[^0-9a-f]*' AS leading
+            FROM orders_history
+          )
+        );
+      DROP TABLE orders_history;
+      ALTER TABLE orders_history_v5 RENAME TO orders_history;
+    `,
+  },
 ];
 
 /** The order indexes, each ending in the listing key; version 4 rebuilds them on (created_at, id_key). */

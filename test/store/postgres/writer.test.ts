@@ -22,6 +22,7 @@ import { decodeOrder } from '../../../src/wire/order-message.js';
 import { readBlocks } from '../../support/blocks.js';
 import { createTestDatabase, type TestDatabase, query } from '../../support/postgres.js';
 import { block, blockTime, order } from '../helpers.js';
+import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../../support/history.js';
 
 const databases: TestDatabase[] = [];
 after(() => Promise.all(databases.map((d) => d.drop())));
@@ -45,7 +46,7 @@ async function freshWriter(t: { after(fn: () => Promise<void>): void }): Promise
 const SNAPSHOT_QUERIES: Record<string, string> = {
   current: `SELECT m.id AS market, p.id AS party, ${CURRENT_FIELDS.filter((c) => c !== 'market_no' && c !== 'party_no').map((c) => `o.${c}`).join(', ')}
     FROM orders_current o JOIN markets m ON m.no = o.market_no JOIN parties p ON p.no = o.party_no`,
-  history: 'SELECT vega_time, id_bytes, message FROM orders_history',
+  history: HISTORY_SQL,
   counts: 'SELECT dimension, value, n FROM order_counts',
   added: 'SELECT * FROM signer_added',
   removed: 'SELECT * FROM signer_removed',
@@ -171,8 +172,8 @@ test('edge cases: escaped text, u64 beyond int64, repeated block times, orders c
   assert.ok(postgres.current!.some((l) => l.includes(`size=${U64_MAX}`)), 'the u64 is stored whole');
   assert.ok(postgres.current!.some((l) => l.includes('reference=tab\there\nnew line\\back\rslash é€😀')), 'the reference is stored as it was');
   const historyAt4 = async (n: number) => {
-    const rows = await query<{ message: Buffer }>(url, 'SELECT message FROM orders_history WHERE vega_time = $1 AND id_bytes = $2', [blockTime(4n).toString(), Buffer.from(order(n).id, 'hex')]);
-    return rows.map((r) => decodeOrder(r.message).status);
+    const rows = await query<StoredHistoryRow>(url, `${HISTORY_SQL} WHERE h.vega_time = $1 AND h.id_bytes = $2`, [blockTime(4n).toString(), Buffer.from(order(n).id, 'hex')]);
+    return rows.map((r) => decodeOrder(restoredMessage(r)).status);
   };
   assert.deepEqual(await historyAt4(4), [6], 'the later block of the group wins');
   assert.deepEqual(await historyAt4(5), [2], 'the later group wins');

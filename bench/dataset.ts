@@ -8,6 +8,8 @@ import { writeEventFile } from '../src/simulate/write.js';
 import type { SimulationSummary } from '../src/simulate/simulate.js';
 import pg from 'pg';
 import { openStore, openWriter } from '../src/store/open.js';
+import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from '../src/store/postgres/schema.js';
+import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js';
 
 export const BENCH_DATA = fileURLToPath(new URL('../../bench/data/', import.meta.url));
 
@@ -52,12 +54,17 @@ export async function eventFile(spec: DatasetSpec): Promise<{ file: string; summ
   return { file, dir, summary };
 }
 
-/** The event file plus a store with all of it ingested. */
+/**
+ * The event file plus a store with all of it ingested. A store written at
+ * another schema version is ingested again: migrated in place, its file would
+ * keep the size of the old layout, and sizes are measured here.
+ */
 export async function ingestedDataset(spec: DatasetSpec): Promise<Dataset> {
   const { file, dir, summary } = await eventFile(spec);
   const dataDir = join(dir, 'store');
   const done = join(dir, 'ingested');
-  if (!existsSync(done)) {
+  const marker = `schema ${SCHEMA_VERSION}`;
+  if (!existsSync(done) || readFileSync(done, 'utf8') !== marker) {
     rmSync(dataDir, { recursive: true, force: true });
     log(`ingesting ${summary.events} events into ${dataDir}`);
     const store = await openStore({ dataDir });
@@ -65,7 +72,7 @@ export async function ingestedDataset(spec: DatasetSpec): Promise<Dataset> {
     const stats = await ingest(fileSource(file), store);
     await store.close();
     log(`ingested ${stats.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    writeFileSync(done, '');
+    writeFileSync(done, marker);
   }
   return { file, dataDir, summary };
 }
@@ -84,14 +91,17 @@ export async function ingestedPostgres(ds: Dataset, spec: DatasetSpec, serverUrl
   try {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${database}`);
-    const embedded = await openStore({ dataDir: ds.dataDir }, { readonly: true });
-    const want = (await embedded.lastBlock())?.height;
-    await embedded.close();
-    const store = await openStore({ dataDir: ds.dataDir, databaseUrl: url.toString() });
-    const have = (await store.lastBlock())?.height;
-    await store.close();
-    if (have === want) return url.toString();
-    // Another dataset's, or an ingest cut short: measured from scratch.
+    // As for the embedded store: a database of another schema version is ingested again, not migrated.
+    if ((await schemaVersionOf(url.toString())) === POSTGRES_SCHEMA_VERSION) {
+      const embedded = await openStore({ dataDir: ds.dataDir }, { readonly: true });
+      const want = (await embedded.lastBlock())?.height;
+      await embedded.close();
+      const store = await openStore({ dataDir: ds.dataDir, databaseUrl: url.toString() });
+      const have = (await store.lastBlock())?.height;
+      await store.close();
+      if (have === want) return url.toString();
+    }
+    // Another dataset's, another schema version's, or an ingest cut short: measured from scratch.
     await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${database}`);
   } finally {
@@ -104,4 +114,17 @@ export async function ingestedPostgres(ds: Dataset, spec: DatasetSpec, serverUrl
   await writer.close();
   log(`ingested ${stats.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return url.toString();
+}
+
+/** The schema version a PostgreSQL database is at; 0 if it holds no ledger-query schema. */
+async function schemaVersionOf(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const r = await client.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
+    if (!r.rows[0]!.present) return 0;
+    return (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]!.v ?? 0;
+  } finally {
+    await client.end();
+  }
 }

@@ -79,17 +79,25 @@ export interface Rss {
   total: number;
   /** RssAnon, MB: its heap and stacks alone, without the file pages the OS can drop. */
   anon: number;
+  /**
+   * Pss, MB: each page divided among the processes that share it (the
+   * program's code and libraries, mapped by every worker). Summed over
+   * processes, it is what the server takes from the machine; VmRSS summed
+   * counts a shared page once per process.
+   */
+  pss: number;
 }
 
 /**
  * Resident memory of a process and all its descendants: a server that
  * answers on several cores (workers) is measured whole. Pages shared between
- * them (a store file mapped by each) are counted once per process, so for
- * several processes the total is an upper bound.
+ * them are counted once per process in `total`, so for several processes it
+ * is an upper bound; `pss` counts them once.
  */
 export function treeRss(pid: number): Rss {
   let total = 0;
   let anon = 0;
+  let pss = 0;
   const pending = [pid];
   while (pending.length > 0) {
     const p = pending.pop()!;
@@ -97,6 +105,7 @@ export function treeRss(pid: number): Rss {
       const status = readFileSync(`/proc/${p}/status`, 'utf8');
       total += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
       anon += Number(/^RssAnon:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      pss += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
       for (const task of readdirSync(`/proc/${p}/task`)) {
         const children = readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
         if (children) pending.push(...children.split(/\s+/).map(Number));
@@ -105,7 +114,7 @@ export function treeRss(pid: number): Rss {
       // The process ended between two reads: it holds no memory.
     }
   }
-  return { total: total / 1024, anon: anon / 1024 };
+  return { total: total / 1024, anon: anon / 1024, pss: pss / 1024 };
 }
 
 /** Fails with the install line when wrk is missing, before anything slow starts. */

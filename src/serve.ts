@@ -93,6 +93,19 @@ async function serveHere(o: ServeOptions): Promise<string> {
   return app.listen({ host: o.host, port: o.port });
 }
 
+/**
+ * Node's flags for the HTTP workers: this process's, and V8's young
+ * generation in semi-spaces of 2 MB rather than 16, unless the user set
+ * them. A request's garbage dies young in either; in alternated runs on the
+ * 1M-order store (random pages of 50 and 1000 rows) the smaller one cost no
+ * measurable rate and saved 20-40 MB per worker.
+ */
+function workerExecArgv(): string[] {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (given.some((flag) => flag.startsWith('--max-semi-space-size'))) return process.execArgv;
+  return [...process.execArgv, '--max-semi-space-size=2'];
+}
+
 async function servePrimary(o: ServeOptions): Promise<string> {
   const log = pino({ level: logLevel() });
   const ingestion = o.live && startBackgroundIngest({
@@ -103,6 +116,7 @@ async function servePrimary(o: ServeOptions): Promise<string> {
   const setup: WorkerSetup = { store: o.store, host: o.host, port: o.port, source: o.live?.spec, answerCacheBytes: o.answerCacheBytes };
   cluster.setupPrimary({
     exec: fileURLToPath(new URL('./serve-worker.js', import.meta.url)),
+    execArgv: workerExecArgv(),
     // bigint fields of the status cross as they are.
     serialization: 'advanced',
   });

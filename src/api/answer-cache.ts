@@ -22,8 +22,11 @@ export interface CachedAnswer {
   readonly encoded: Map<string, Buffer>;
 }
 
-/** Per server (so per worker): the first pages polled every block take a few MB. */
-export const DEFAULT_ANSWER_CACHE_BYTES = 32 << 20;
+/**
+ * Per server (so per worker): the first pages polled every block take a few
+ * MB, and 16 MB holds ~450 pages of 50 orders with their gzip variants.
+ */
+export const DEFAULT_ANSWER_CACHE_BYTES = 16 << 20;
 
 /** Bytes an entry holds beyond its bodies: key, maps, headers. */
 const ENTRY_OVERHEAD = 256;

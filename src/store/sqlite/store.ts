@@ -59,10 +59,14 @@ class StatementCache {
  * counted every store page a reader had touched in its process's resident
  * memory (370 MB per HTTP worker on the 10M-order store, against 150 MB
  * without), and bought no query rate (raw page-50 queries of six shapes
- * on that store, alternated runs: within each other's noise).
+ * on that store, alternated runs: within each other's noise). Nor did a
+ * reader cache of 32 MB rather than 8 (raw pages of 50 and 1000 rows from
+ * 4,000 cursors of the 1M-order store, alternated: 1,959-2,042 against
+ * 2,211-2,285 q/s and 94-168 against 139-199), which cost each HTTP worker
+ * 25-30 MB.
  */
 const WRITER_CACHE_KIB = 256 * 1024;
-const READER_CACHE_KIB = 32 * 1024;
+const READER_CACHE_KIB = 8 * 1024;
 const WRITER_MMAP_BYTES = 2 ** 31;
 const BUSY_TIMEOUT_MS = 10_000;
 /**

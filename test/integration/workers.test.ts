@@ -4,7 +4,7 @@
  * bytes, and a committed block reaches every worker's answers (and caches).
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,4 +119,26 @@ test('stopped as soon as its first worker listens, before the others do, serve e
   await server.stop();
   assert.equal(server.child.exitCode, 0, server.output());
   assert.doesNotMatch(server.output(), /Error|exited \(code/);
+});
+
+/** The Node flags of the serve process's children (its HTTP workers). */
+function workerFlags(server: RunningServer): string[][] {
+  const pid = server.child.pid!;
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+  return children.map((child) => readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter((a) => a.startsWith('--')));
+}
+
+test('workers run with small V8 semi-spaces unless the user sets them', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  for (const [env, want] of [[{}, '--max-semi-space-size=2'], [{ NODE_OPTIONS: '--max-semi-space-size=8' }, undefined]] as const) {
+    const server = await startServe(['--data-dir', join(dir, 'store'), '--workers', '2', '--no-ingest'], env);
+    try {
+      for (let i = 0; i < 200 && server.output().split('Server listening at').length < 3; i++) await sleep(20);
+      const flags = workerFlags(server);
+      assert.equal(flags.length, 2, 'two workers');
+      for (const f of flags) assert.deepEqual(f.filter((a) => a.startsWith('--max-semi-space-size')), want ? [want] : [], JSON.stringify(env));
+    } finally {
+      await server.stop();
+    }
+  }
 });

@@ -34,7 +34,9 @@ export function historyBinaryCopy(history: PackedHistory, marketNos: readonly nu
   let at = header(out);
   const idBytes = Buffer.from(ids.buffer, ids.byteOffset, ids.byteLength);
   const messageBuffer = Buffer.from(messages.buffer, messages.byteOffset, messages.byteLength);
-  const number = (no: number | undefined) => (no === undefined ? out.writeInt32BE(-1, at) : out.writeInt32BE(no, out.writeInt32BE(4, at)));
+  /** An INTEGER field at `from`, NULL for no number; returns the offset after it. */
+  const integer = (no: number | undefined, from: number) =>
+    no === undefined ? out.writeInt32BE(-1, from) : out.writeInt32BE(no, out.writeInt32BE(4, from));
   let start = 0;
   for (let i = 0; i < rows; i++) {
     const end = ends[i]!;
@@ -43,8 +45,8 @@ export function historyBinaryCopy(history: PackedHistory, marketNos: readonly nu
     at = out.writeBigInt64BE(times[i]!, at);
     at = out.writeInt32BE(ID_BYTES, at);
     at += idBytes.copy(out, at, i * ID_BYTES, (i + 1) * ID_BYTES);
-    at = number(marketNos[markets[i]!]);
-    at = number(partyNos[parties[i]!]);
+    at = integer(marketNos[markets[i]!], at);
+    at = integer(partyNos[parties[i]!], at);
     at = out.writeInt32BE(end - start, at);
     at += messageBuffer.copy(out, at, start, end);
     start = end;

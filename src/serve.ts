@@ -96,13 +96,14 @@ async function serveHere(o: ServeOptions): Promise<string> {
 /**
  * Node's flags for the HTTP workers: this process's, and V8's young
  * generation in semi-spaces of 2 MB rather than 16, unless the user set
- * them. A request's garbage dies young in either; in alternated runs on the
- * 1M-order store (random pages of 50 and 1000 rows) the smaller one cost no
- * measurable rate and saved 20-40 MB per worker.
+ * them. In alternated runs on the 1M-order store the smaller one saved 20-40
+ * MB per worker; uncached pages of 50 ran within noise, pages of 1000 at ~0.8x
+ * (BENCHMARKS.md, "Smaller HTTP workers").
  */
 function workerExecArgv(): string[] {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (given.some((flag) => flag.startsWith('--max-semi-space-size'))) return process.execArgv;
+  // V8 takes its flags with dashes or underscores.
+  if (given.some((flag) => flag.replaceAll('_', '-').startsWith('--max-semi-space-size'))) return process.execArgv;
   return [...process.execArgv, '--max-semi-space-size=2'];
 }
 

@@ -42,7 +42,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
  */
 const SERVER_WARM_SECONDS = 2;
 const POOL = Number(process.env.BENCH_CURSORS ?? 400);
-/** Pages of 50 rows take ~30 KB: 4000 of them are seven times the server's default 16 MB answer cache. */
+/** Pages of 50 rows take 34-45 KB: 4000 of them are six times the server's default 24 MB answer cache. */
 const WIDE_POOL = Number(process.env.BENCH_WIDE_CURSORS ?? 4000);
 const LOAD = {
   seconds: SECONDS,

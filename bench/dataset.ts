@@ -8,7 +8,7 @@ import { writeEventFile } from '../src/simulate/write.js';
 import type { SimulationSummary } from '../src/simulate/simulate.js';
 import pg from 'pg';
 import { openStore, openWriter } from '../src/store/open.js';
-import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from '../src/store/postgres/schema.js';
+import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION, storedSchemaVersion } from '../src/store/postgres/schema.js';
 import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js';
 
 export const BENCH_DATA = fileURLToPath(new URL('../../bench/data/', import.meta.url));
@@ -121,9 +121,7 @@ async function schemaVersionOf(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const r = await client.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
-    if (!r.rows[0]!.present) return 0;
-    return (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]!.v ?? 0;
+    return (await storedSchemaVersion(client)) ?? 0;
   } finally {
     await client.end();
   }

@@ -223,20 +223,25 @@ export async function migrate(client: pg.ClientBase): Promise<{ from: number; to
   }
 }
 
+/** The schema version the database is at, read without writing; undefined if it holds no ledger-query schema. */
+export async function storedSchemaVersion(client: pg.ClientBase): Promise<number | undefined> {
+  const { rows } = await client.query<{ present: boolean }>(
+    `SELECT to_regclass('schema_migrations') IS NOT NULL AS present`,
+  );
+  return rows[0]?.present ? versionOf(client) : undefined;
+}
+
 /**
  * For instances that only read (they may have SELECT rights only, or face a
  * read replica): the schema must be at exactly our version.
  */
 export async function checkSchema(client: pg.ClientBase): Promise<void> {
-  const { rows } = await client.query<{ present: boolean }>(
-    `SELECT to_regclass('schema_migrations') IS NOT NULL AS present`,
-  );
-  if (!rows[0]?.present) {
+  const v = await storedSchemaVersion(client);
+  if (v === undefined) {
     throw new SchemaVersionError(
       'no ledger-query schema in this database: start an instance that may write (ingest, or serve without --no-ingest) once to create it',
     );
   }
-  const v = await versionOf(client);
   if (v > SCHEMA_VERSION) throw tooNew(v);
   if (v < SCHEMA_VERSION) {
     throw new SchemaVersionError(

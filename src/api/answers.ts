@@ -13,7 +13,6 @@ import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, setBlockHeaders } from './block-headers.js';
 import { prettyJson } from './envelope.js';
-import type { HitPath } from './hit-path.js';
 
 /** What a route computes on a miss: the answer's JSON and the block it was read at. */
 export interface FreshAnswer {
@@ -38,7 +37,7 @@ const COMPRESS: Record<Coding, (body: Buffer) => Buffer> = {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function etagOf(body: string): string {
+function etagOf(body: Buffer): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
@@ -60,8 +59,8 @@ export function chooseCoding(answer: CachedAnswer, header: string | undefined): 
 }
 
 /**
- * The headers of an answer (but its coding and length), as the hit path
- * (./hit-path.ts) writes them; sendAnswer sets the same through Fastify.
+ * The headers of an answer (but its coding and length), as the fast path
+ * (./fast-path.ts) writes them; sendAnswer sets the same through Fastify.
  */
 export function answerHeaders(answer: CachedAnswer): OutgoingHttpHeaders {
   const [height, micros] = blockHeaderValues(answer.lastBlock);
@@ -71,51 +70,69 @@ export function answerHeaders(answer: CachedAnswer): OutgoingHttpHeaders {
   };
 }
 
-/** What a page route answers with: its store, and the answer cache and hit path if the server keeps answers. */
+/** What a page route answers from: its store, and the answer cache if the server keeps answers. */
 export interface PageRouteOptions {
   store: QueryStore;
   cache?: AnswerCache | undefined;
-  /** Told which URL a kept answer answers, to serve it again before Fastify. */
-  hitPath?: HitPath | undefined;
 }
 
-export interface AnswerOptions extends PageRouteOptions {
-  request: FastifyRequest;
-  reply: FastifyReply;
+/** A page request as read from its URL (./page-route.ts): what its answer is kept under, and how to read it. */
+export interface PageQuery {
   /** The normalised query (./answer-key.ts); equal keys must mean equal answers. */
   key: string;
   pretty: boolean;
   read: () => Promise<FreshAnswer>;
 }
 
-/** Sends the answer to a page request, computing it only if the cache cannot serve it. */
-export async function sendAnswer(o: AnswerOptions): Promise<FastifyReply> {
-  const { request, reply, cache, key } = o;
-  // A store that cannot say its last block may still answer the page (or fail it, and say why).
-  const block = cache === undefined
-    ? undefined
-    : o.hitPath?.blockReadFor(request.raw) ?? await o.store.lastBlock().then(blockToken, () => undefined);
-  let answer = block === undefined ? undefined : cache!.get(key, block);
-  if (answer === undefined) {
-    const fresh = await o.read();
-    const body = o.pretty ? prettyJson(fresh.json) : fresh.json;
-    answer = {
-      block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, identity: Buffer.from(body), etag: etagOf(body),
-      encoded: new Map(),
-    };
-    if (block !== undefined) cache?.set(key, answer);
+/**
+ * Reads the answer to `query`, and keeps it if `block` (the store's last
+ * block, read after the request arrived; undefined if the store could not
+ * say) is the one it was read at.
+ */
+export async function computeAnswer(cache: AnswerCache | undefined, query: PageQuery, block: string | undefined): Promise<CachedAnswer> {
+  const fresh = await query.read();
+  const identity = Buffer.from(query.pretty ? prettyJson(fresh.json) : fresh.json);
+  const answer = { block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, identity, etag: etagOf(identity), encoded: new Map() };
+  if (block !== undefined) cache?.set(query.key, answer);
+  return answer;
+}
+
+/** What goes out for a request: `304 Not Modified`, or the body in the coding it takes. */
+export type Delivery = { notModified: true } | { notModified: false; coding: Coding | undefined; body: Buffer };
+
+/** The delivery of `answer` (kept under `key`) for a request's If-None-Match and Accept-Encoding. */
+export function deliveryOf(
+  cache: AnswerCache | undefined, key: string, answer: CachedAnswer,
+  ifNoneMatch: string | undefined, acceptEncoding: string | undefined,
+): Delivery {
+  if (matchesEtag(ifNoneMatch, answer.etag)) return { notModified: true };
+  const coding = chooseCoding(answer, acceptEncoding);
+  if (coding === undefined) return { notModified: false, coding, body: answer.identity };
+  let body = answer.encoded.get(coding);
+  if (body === undefined) {
+    body = COMPRESS[coding](answer.identity);
+    cache?.addEncoding(key, answer, coding, body);
   }
-  if (block !== undefined) o.hitPath?.remember(request.url, key);
+  return { notModified: false, coding, body };
+}
+
+export interface AnswerOptions extends PageRouteOptions {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  query: PageQuery;
+}
+
+/** Sends the answer to a page request through Fastify, computing it only if the cache cannot serve it. */
+export async function sendAnswer({ request, reply, cache, store, query }: AnswerOptions): Promise<FastifyReply> {
+  // A store that cannot say its last block may still answer the page (or fail it, and say why).
+  const block = cache === undefined ? undefined : await store.lastBlock().then(blockToken, () => undefined);
+  const answer = (block === undefined ? undefined : cache!.get(query.key, block)) ?? await computeAnswer(cache, query, block);
   setBlockHeaders(reply, answer.lastBlock);
   reply.header('etag', answer.etag).header('vary', 'accept-encoding');
-  if (matchesEtag(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
-  const coding = chooseCoding(answer, request.headers['accept-encoding']);
-  if (coding === undefined) return reply.type(JSON_TYPE).send(answer.identity);
-  let encoded = answer.encoded.get(coding);
-  if (encoded === undefined) {
-    encoded = COMPRESS[coding](answer.identity);
-    cache?.addEncoding(key, answer, coding, encoded);
-  }
+  const delivery = deliveryOf(cache, query.key, answer, request.headers['if-none-match'], request.headers['accept-encoding']);
+  if (delivery.notModified) return reply.code(304).send();
+  reply.type(JSON_TYPE);
   // The compression plugin leaves a body that already names its coding alone.
-  return reply.type(JSON_TYPE).header('content-encoding', coding).send(encoded);
+  if (delivery.coding !== undefined) reply.header('content-encoding', delivery.coding);
+  return reply.send(delivery.body);
 }

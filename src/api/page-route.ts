@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Page, PageRequest } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
-import { sendAnswer, type PageRouteOptions } from './answers.js';
+import { sendAnswer, type PageQuery, type PageRouteOptions } from './answers.js';
 import type { CursorCodec } from './cursor.js';
 import { connectionJson } from './envelope.js';
 import { readPagination, wantsPretty } from './params.js';
@@ -23,23 +23,31 @@ export interface PageEndpoint<F, K> {
   list: (store: QueryStore, filter: F, page: PageRequest<K>) => Promise<Page<K>>;
 }
 
+/** Reads a request URL of the endpoint; throws ApiError for a parameter it refuses. */
+export type PageQueryReader = (url: string) => PageQuery;
+
+export function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore): PageQueryReader {
+  const { field, cursors } = endpoint;
+  return (url) => {
+    const query = readQuery(url);
+    const page = readPagination(query, cursors);
+    const filter = endpoint.readFilter(query);
+    const pretty = wantsPretty(query);
+    return {
+      key: endpoint.answerKey(filter, page, cursors, pretty),
+      pretty,
+      read: async () => {
+        const result = await endpoint.list(store, filter, page);
+        return { json: connectionJson(field, result, cursors), lastBlock: result.lastBlock };
+      },
+    };
+  };
+}
+
 /** The Fastify plugin serving `endpoint`. */
 export function pageRoute<F, K>(endpoint: PageEndpoint<F, K>): (app: FastifyInstance, options: PageRouteOptions) => Promise<void> {
-  const { path, field, cursors } = endpoint;
   return async (app, options) => {
-    app.get(path, async (request, reply) => {
-      const query = readQuery(request.url);
-      const page = readPagination(query, cursors);
-      const filter = endpoint.readFilter(query);
-      const pretty = wantsPretty(query);
-      return sendAnswer({
-        ...options, request, reply, pretty,
-        key: endpoint.answerKey(filter, page, cursors, pretty),
-        read: async () => {
-          const result = await endpoint.list(options.store, filter, page);
-          return { json: connectionJson(field, result, cursors), lastBlock: result.lastBlock };
-        },
-      });
-    });
+    const readPageQuery = pageQueryReader(endpoint, options.store);
+    app.get(endpoint.path, async (request, reply) => sendAnswer({ ...options, request, reply, query: readPageQuery(request.url) }));
   };
 }

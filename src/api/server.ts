@@ -14,12 +14,13 @@ import type { QueryStore } from '../store/store.js';
 import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
 import { setBlockHeaders } from './block-headers.js';
-import { bundlesRoute } from './bundles-route.js';
+import { bundlesEndpoint, bundlesRoute } from './bundles-route.js';
 import { ApiError, grpcCodeOfHttpStatus, internalError, notFound } from './errors.js';
+import { FastPath } from './fast-path.js';
 import { healthRoute } from './health-route.js';
-import { HitPath } from './hit-path.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
-import { ordersRoute } from './orders-route.js';
+import { ordersEndpoint, ordersRoute } from './orders-route.js';
+import { pageQueryReader } from './page-route.js';
 
 export interface ServerOptions {
   store: QueryStore;
@@ -70,13 +71,13 @@ async function queryRoutes(app: FastifyInstance, options: PageRouteOptions): Pro
 }
 
 /**
- * An HTTP server whose requests the hit path (./hit-path.ts) sees before
+ * An HTTP server whose requests the fast path (./fast-path.ts) sees before
  * Fastify does, with the settings Fastify gives the servers it makes.
  */
-function serverWithHitPath(hitPath: HitPath): NonNullable<FastifyServerOptions['serverFactory']> {
+function serverWithFastPath(fastPath: FastPath): NonNullable<FastifyServerOptions['serverFactory']> {
   return (handler, options) => {
     const server = createServer((req, res) => {
-      hitPath.answer(req, res).then(
+      fastPath.answer(req, res).then(
         (answered) => answered || handler(req, res),
         () => handler(req, res),
       );
@@ -96,10 +97,15 @@ function serverWithHitPath(hitPath: HitPath): NonNullable<FastifyServerOptions['
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const cacheBytes = opts.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
   const cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined;
-  // Not when every request is to be logged: the hit path answers without Fastify's logging.
-  const hitPath = cache !== undefined && opts.logRequests !== true ? new HitPath(cache, opts.store) : undefined;
+  // Not when every request is to be logged: the fast path answers without Fastify's logging.
+  const fastPath = cache !== undefined && opts.logRequests !== true
+    ? new FastPath(cache, opts.store, new Map([
+      [ordersEndpoint.path, pageQueryReader(ordersEndpoint, opts.store)],
+      [bundlesEndpoint.path, pageQueryReader(bundlesEndpoint, opts.store)],
+    ]))
+    : undefined;
   const app = Fastify({
-    ...(hitPath && { serverFactory: serverWithHitPath(hitPath) }),
+    ...(fastPath && { serverFactory: serverWithFastPath(fastPath) }),
     logger: opts.logger ?? false,
     // Two log lines per request cost more than a cached answer; failures are logged either way.
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
@@ -111,7 +117,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
-  await app.register(queryRoutes, { store: opts.store, cache, hitPath });
+  await app.register(queryRoutes, { store: opts.store, cache });
   await app.register(healthRoute, { store: opts.store });
   await app.register(ingestStatusRoute, { status: opts.ingestStatus, store: opts.store });
   return app;

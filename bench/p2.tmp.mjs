@@ -1,0 +1,24 @@
+import Database from 'better-sqlite3';
+const db = new Database('/work/main/bench/data/bench-1m/store/ledger.db', { readonly: true }); db.defaultSafeIntegers(true); db.pragma('cache_size=-8192');
+const ks = db.prepare('SELECT created_at, id_key FROM orders_current INDEXED BY orders_by_time ORDER BY created_at DESC, id_key DESC LIMIT 1 OFFSET ?').raw(true);
+const keys = []; for (let i=0;i<300;i++) keys.push(ks.get(i*2000+1000));
+function time(label, sql) { const st = db.prepare(sql).raw(true); for (let i=0;i<50;i++) st.all(...keys[i%300], 1000); const t=performance.now(); let n=0; while (performance.now()-t<2000) { st.all(...keys[n%300], 1000); n++; } console.log(label.padEnd(30), ((performance.now()-t)/n).toFixed(3), 'ms'); }
+const from = `FROM orders_current AS o INDEXED BY orders_by_time JOIN markets AS m ON m.no = o.market_no JOIN parties AS p ON p.no = o.party_no WHERE (o.created_at, o.id_key) < (?, ?) ORDER BY o.created_at DESC, o.id_key DESC LIMIT ?`;
+const fromNoJoin = `FROM orders_current AS o INDEXED BY orders_by_time WHERE (o.created_at, o.id_key) < (?, ?) ORDER BY o.created_at DESC, o.id_key DESC LIMIT ?`;
+const w = (e, f=from) => `SELECT sum(length(x)) FROM (SELECT ${e} AS x ${f})`;
+time('keys, no join', w('o.id_key', fromNoJoin));
+time('row col, no join', w('o.reference', fromNoJoin));
+time('row col + joins', w('o.reference || m.id || p.id'));
+time('hex id', w('lower(hex(o.id_bytes))', fromNoJoin));
+time('json_quote ref', w('json_quote(o.reference)', fromNoJoin));
+time('5 json_quote', w('concat(json_quote(o.reference),json_quote(o.price),json_quote(o.lp_id),json_quote(o.pegged_offset),json_quote(o.reference))', fromNoJoin));
+time('5 plain', w('concat(o.reference,o.price,o.lp_id,o.pegged_offset,o.reference)', fromNoJoin));
+time('ints', w('concat(o.size,o.remaining,o.created_at,o.expires_at,o.updated_at,o.version,o.batch_id)', fromNoJoin));
+time('case enums', w(`concat(CASE o.side WHEN 1 THEN 'a' WHEN 2 THEN 'b' ELSE 'c' END, CASE o.status WHEN 1 THEN 'a' WHEN 2 THEN 'b' WHEN 3 THEN 'c' WHEN 4 THEN 'd' WHEN 5 THEN 'e' WHEN 6 THEN 'f' WHEN 7 THEN 'g' ELSE 'c' END)`, fromNoJoin));
+const { orderJsonSql } = await import('/work/main/dist/src/store/node-json.js');
+const { SQLITE } = await import('/work/main/dist/src/store/sqlite/dialect.js');
+const j = orderJsonSql(SQLITE, 'o', 'm', 'p');
+time('full json', w(j));
+time('full json x2', w(j + '||' + j));
+console.log(j.length);
+console.log(j);

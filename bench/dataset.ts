@@ -10,6 +10,7 @@ import pg from 'pg';
 import { openStore, openWriter } from '../src/store/open.js';
 import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION, storedSchemaVersion } from '../src/store/postgres/schema.js';
 import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js';
+import { PAGE_BYTES } from '../src/store/sqlite/store.js';
 
 export const BENCH_DATA = fileURLToPath(new URL('../../bench/data/', import.meta.url));
 
@@ -56,14 +57,14 @@ export async function eventFile(spec: DatasetSpec): Promise<{ file: string; summ
 
 /**
  * The event file plus a store with all of it ingested. A store written at
- * another schema version is ingested again: migrated in place, its file would
- * keep the size of the old layout, and sizes are measured here.
+ * another schema version or page size is ingested again: migrated in place,
+ * its file would keep the old layout, and sizes and rates are measured here.
  */
 export async function ingestedDataset(spec: DatasetSpec): Promise<Dataset> {
   const { file, dir, summary } = await eventFile(spec);
   const dataDir = join(dir, 'store');
   const done = join(dir, 'ingested');
-  const marker = `schema ${SCHEMA_VERSION}`;
+  const marker = `schema ${SCHEMA_VERSION}, pages ${PAGE_BYTES}`;
   if (!existsSync(done) || readFileSync(done, 'utf8') !== marker) {
     rmSync(dataDir, { recursive: true, force: true });
     log(`ingesting ${summary.events} events into ${dataDir}`);

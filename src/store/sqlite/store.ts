@@ -70,13 +70,23 @@ const READER_CACHE_KIB = 8 * 1024;
 const WRITER_MMAP_BYTES = 2 ** 31;
 const BUSY_TIMEOUT_MS = 10_000;
 /**
- * Pages of WAL before an automatic checkpoint (SQLite's default is 1000).
- * Each block dirties about 300 scattered index pages; checkpointing less
- * often writes a page rewritten by many blocks back once, and fsyncs less.
- * 100k pages (a WAL of up to 400 MB, replayed on open after a crash) ingested
- * 11-20% faster than 20k; 50k made no difference.
+ * Bytes of WAL before an automatic checkpoint (SQLite's default is 1000
+ * pages). Each block dirties about 300 scattered index pages; checkpointing
+ * less often writes a page rewritten by many blocks back once, and fsyncs
+ * less. 400 MB (replayed on open after a crash) ingested 11-20% faster than
+ * 80 MB; 200 MB made no difference (measured with 4 KB pages).
  */
-const WAL_AUTOCHECKPOINT_PAGES = 100_000;
+const WAL_AUTOCHECKPOINT_BYTES = 400 << 20;
+/**
+ * Bytes per database page of a store created now (SQLite's default is 4096;
+ * a store keeps the size it was created with). Measured side by side, rounds
+ * alternated: ingesting 1.19M events ran 1.09-1.17x as fast as with 4 KB
+ * pages (8 KB ran slower, 32 and 64 KB no faster), and the 1M-order store
+ * answered raw pages of 1000 in 0.87-0.95 of the time and pages of 50 as
+ * fast (0.96-1.04), at 1% more bytes. Fewer, wider pages mean fewer B-tree
+ * levels and splits for the writer's 11 index entries per order.
+ */
+export const PAGE_BYTES = 16_384;
 
 /** The page with the last block of the snapshot it was read in. */
 function stamped<K>(page: Page<K>, last: CommittedBlock | undefined): Page<K> {
@@ -100,10 +110,12 @@ export class SqliteStore implements Store<GroupRows> {
       const db = this.db;
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       if (!readonly) {
+        // Only a database without pages takes a page size; then WAL mode, which fixes it.
+        db.pragma(`page_size = ${PAGE_BYTES}`);
         db.pragma('journal_mode = WAL');
         // In WAL mode NORMAL loses at most the last commits on power loss, never consistency.
         db.pragma('synchronous = NORMAL');
-        db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+        db.pragma(`wal_autocheckpoint = ${Math.round(WAL_AUTOCHECKPOINT_BYTES / Number(db.pragma('page_size', { simple: true })))}`);
       }
       db.pragma(`cache_size = -${readonly ? READER_CACHE_KIB : WRITER_CACHE_KIB}`);
       db.pragma(`mmap_size = ${readonly ? 0 : WRITER_MMAP_BYTES}`);

@@ -6,7 +6,7 @@ import { STATUS, TIF, TYPE } from '../../../src/domain/enums.js';
 import { NETWORK_PARTY, isLive, type Order } from '../../../src/domain/order.js';
 import type { PageRequest } from '../../../src/domain/page.js';
 import { decodeOrder } from '../../../src/wire/order-message.js';
-import { openSqliteStore } from '../../../src/store/sqlite/store.js';
+import { openSqliteStore, PAGE_BYTES } from '../../../src/store/sqlite/store.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/store/sqlite/schema.js';
 import { block, blockTime, hex, order, tempDatabase, tempStore } from '../helpers.js';
 import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../../support/history.js';
@@ -247,6 +247,8 @@ test('migrations: a new file is at the latest version, reopening changes nothing
   await store.close();
   const db = new Database(path);
   assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  assert.equal(db.pragma('page_size', { simple: true }), PAGE_BYTES, 'a new file has the pages the store chose');
+  assert.notEqual(PAGE_BYTES, 4096, "and they are not SQLite's default");
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
   assert.deepEqual(tables, [
     'blocks', 'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'signer_added',
@@ -370,6 +372,7 @@ test('migrations turn a version 1 file into what writing the same blocks today s
   const migratedFile = inspect(path);
   t.after(() => migratedFile.close());
   assert.equal(migratedFile.prepare('SELECT count(*) FROM orders_history WHERE market_no IS NULL').pluck().get(), 1n);
+  assert.equal(migratedFile.pragma('page_size', { simple: true }), 4096n, 'a file keeps the page size it was created with');
   await writeBlocks(migrated, [block(4, { orders: [order(2, { status: STATUS.STOPPED }), order(6, { partyId: hex(2001) })] })]);
   const after = await migrated.listOrders({ partyIds: [hex(2001)] }, FIRST_100);
   assert.deepEqual(after.rows.map((r) => r.key.id), [hex(1), hex(6)], 'new rows use the migrated party numbers');

@@ -12,11 +12,11 @@ import { blockToken, type BlockStamp } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, setBlockHeaders } from './block-headers.js';
-import { prettyJson } from './envelope.js';
+import { prettyBody } from './envelope.js';
 
-/** What a route computes on a miss: the answer's JSON and the block it was read at. */
+/** What a route computes on a miss: the answer's body (JSON, UTF-8) and the block it was read at. */
 export interface FreshAnswer {
-  json: string;
+  body: Buffer;
   lastBlock: BlockStamp | undefined;
 }
 
@@ -85,15 +85,14 @@ export interface PageQuery {
 }
 
 /**
- * Reads the answer to `query`, and keeps it if `block` (the store's last
- * block, read after the request arrived; undefined if the store could not
- * say) is the one it was read at.
+ * Reads the answer to `query`, and keeps it in `cache`, if given (which keeps
+ * it only if it was read at the block the cache is at).
  */
-export async function computeAnswer(cache: AnswerCache | undefined, query: PageQuery, block: string | undefined): Promise<CachedAnswer> {
+export async function computeAnswer(cache: AnswerCache | undefined, query: PageQuery): Promise<CachedAnswer> {
   const fresh = await query.read();
-  const identity = Buffer.from(query.pretty ? prettyJson(fresh.json) : fresh.json);
+  const identity = query.pretty ? prettyBody(fresh.body) : fresh.body;
   const answer = { block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, identity, etag: etagOf(identity), encoded: new Map() };
-  if (block !== undefined) cache?.set(query.key, answer);
+  cache?.set(query.key, answer);
   return answer;
 }
 
@@ -126,7 +125,10 @@ export interface AnswerOptions extends PageRouteOptions {
 export async function sendAnswer({ request, reply, cache, store, query }: AnswerOptions): Promise<FastifyReply> {
   // A store that cannot say its last block may still answer the page (or fail it, and say why).
   const block = cache === undefined ? undefined : await store.lastBlock().then(blockToken, () => undefined);
-  const answer = (block === undefined ? undefined : cache!.get(query.key, block)) ?? await computeAnswer(cache, query, block);
+  // Kept only against a block read after the request arrived, so never older than the request.
+  const answer = block === undefined
+    ? await computeAnswer(undefined, query)
+    : cache!.get(query.key, block) ?? await computeAnswer(cache, query);
   setBlockHeaders(reply, answer.lastBlock);
   reply.header('etag', answer.etag).header('vary', 'accept-encoding');
   const delivery = deliveryOf(cache, query.key, answer, request.headers['if-none-match'], request.headers['accept-encoding']);

@@ -57,7 +57,7 @@ export class FastPath {
       if (answer === undefined) {
         query ??= this.read(url);
         if (query === undefined) return false;
-        answer = await computeAnswer(this.cache, query, block);
+        answer = await computeAnswer(this.cache, query);
       }
     } catch {
       return false; // the full path says what went wrong

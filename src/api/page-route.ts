@@ -8,7 +8,7 @@ import type { Page, PageRequest } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
 import { sendAnswer, type PageQuery, type PageRouteOptions } from './answers.js';
 import type { CursorCodec } from './cursor.js';
-import { connectionJson } from './envelope.js';
+import { connectionBody } from './envelope.js';
 import { readPagination, wantsPretty } from './params.js';
 import { readQuery, type QueryParams } from './query.js';
 
@@ -38,7 +38,7 @@ export function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: Query
       pretty,
       read: async () => {
         const result = await endpoint.list(store, filter, page);
-        return { json: connectionJson(field, result, cursors), lastBlock: result.lastBlock };
+        return { body: connectionBody(field, result, cursors), lastBlock: result.lastBlock };
       },
     };
   };

@@ -79,12 +79,13 @@ const BUSY_TIMEOUT_MS = 10_000;
 const WAL_AUTOCHECKPOINT_BYTES = 400 << 20;
 /**
  * Bytes per database page of a store created now (SQLite's default is 4096;
- * a store keeps the size it was created with). Measured side by side, rounds
- * alternated: ingesting 1.19M events ran 1.09-1.17x as fast as with 4 KB
- * pages (8 KB ran slower, 32 and 64 KB no faster), and the 1M-order store
- * answered raw pages of 1000 in 0.87-0.95 of the time and pages of 50 as
- * fast (0.96-1.04), at 1% more bytes. Fewer, wider pages mean fewer B-tree
- * levels and splits for the writer's 11 index entries per order.
+ * a store keeps the size it was created with). Measured side by side, builds
+ * alternated with the same WAL checkpoint threshold: ingesting 1.19M events
+ * ran 1.06-1.14x as fast as with 4 KB pages (8 KB ran slower, 32 and 64 KB
+ * no faster than 16), and the 1M-order store answered raw pages of 1000 in
+ * 0.79-0.95 of the time and pages of 50 in 0.90-1.05, at 1% more bytes.
+ * Fewer, wider pages mean fewer B-tree levels and splits for the writer's
+ * 11 index entries per order.
  */
 export const PAGE_BYTES = 16_384;
 

@@ -2,14 +2,12 @@
 import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import { bundleAnswerKey } from './answer-key.js';
 import { bundleCursors } from './cursor.js';
-import { pageRoute, type PageEndpoint } from './page-route.js';
+import { servedEndpoint } from './page-route.js';
 import { readBundleFilter } from './params.js';
 
 export const BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
 
-export const bundlesEndpoint: PageEndpoint<BundleFilter, BundleKey> = {
+export const bundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
   path: BUNDLES_PATH, field: 'bundles', cursors: bundleCursors, readFilter: readBundleFilter, answerKey: bundleAnswerKey,
   list: (store, filter, page) => store.listBundles(filter, page),
-};
-
-export const bundlesRoute = pageRoute(bundlesEndpoint);
+});

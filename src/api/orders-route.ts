@@ -2,14 +2,12 @@
 import type { OrderFilter, OrderKey } from '../domain/order.js';
 import { orderAnswerKey } from './answer-key.js';
 import { orderCursors } from './cursor.js';
-import { pageRoute, type PageEndpoint } from './page-route.js';
+import { servedEndpoint } from './page-route.js';
 import { readOrderFilter } from './params.js';
 
 export const ORDERS_PATH = '/api/v2/orders';
 
-export const ordersEndpoint: PageEndpoint<OrderFilter, OrderKey> = {
+export const ordersEndpoint = servedEndpoint<OrderFilter, OrderKey>({
   path: ORDERS_PATH, field: 'orders', cursors: orderCursors, readFilter: readOrderFilter, answerKey: orderAnswerKey,
   list: (store, filter, page) => store.listOrders(filter, page),
-};
-
-export const ordersRoute = pageRoute(ordersEndpoint);
+});

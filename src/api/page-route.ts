@@ -26,7 +26,7 @@ export interface PageEndpoint<F, K> {
 /** Reads a request URL of the endpoint; throws ApiError for a parameter it refuses. */
 export type PageQueryReader = (url: string) => PageQuery;
 
-export function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore): PageQueryReader {
+function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore): PageQueryReader {
   const { field, cursors } = endpoint;
   return (url) => {
     const query = readQuery(url);
@@ -45,9 +45,22 @@ export function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: Query
 }
 
 /** The Fastify plugin serving `endpoint`. */
-export function pageRoute<F, K>(endpoint: PageEndpoint<F, K>): (app: FastifyInstance, options: PageRouteOptions) => Promise<void> {
+function pageRoute<F, K>(endpoint: PageEndpoint<F, K>): (app: FastifyInstance, options: PageRouteOptions) => Promise<void> {
   return async (app, options) => {
     const readPageQuery = pageQueryReader(endpoint, options.store);
     app.get(endpoint.path, async (request, reply) => sendAnswer({ ...options, request, reply, query: readPageQuery(request.url) }));
   };
+}
+
+/** What the server needs of a page endpoint, whatever its filter and key. */
+export interface ServedEndpoint {
+  path: string;
+  /** The Fastify plugin serving it: the full path. */
+  route: (app: FastifyInstance, options: PageRouteOptions) => Promise<void>;
+  /** The reader of its URLs, for the fast path (./fast-path.ts). */
+  reader: (store: QueryStore) => PageQueryReader;
+}
+
+export function servedEndpoint<F, K>(endpoint: PageEndpoint<F, K>): ServedEndpoint {
+  return { path: endpoint.path, route: pageRoute(endpoint), reader: (store) => pageQueryReader(endpoint, store) };
 }

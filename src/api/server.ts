@@ -14,13 +14,13 @@ import type { QueryStore } from '../store/store.js';
 import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
 import { setBlockHeaders } from './block-headers.js';
-import { bundlesEndpoint, bundlesRoute } from './bundles-route.js';
+import { bundlesEndpoint } from './bundles-route.js';
 import { ApiError, grpcCodeOfHttpStatus, internalError, notFound } from './errors.js';
 import { FastPath } from './fast-path.js';
 import { healthRoute } from './health-route.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
-import { ordersEndpoint, ordersRoute } from './orders-route.js';
-import { pageQueryReader } from './page-route.js';
+import { ordersEndpoint } from './orders-route.js';
+import type { ServedEndpoint } from './page-route.js';
 
 export interface ServerOptions {
   store: QueryStore;
@@ -57,6 +57,9 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   return sendError(reply, internalError());
 }
 
+/** The network's paged queries, served by Fastify and by the fast path alike. */
+const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint];
+
 /**
  * The network's queries. Their errors name the last block stored too, as the
  * original's do; their pages name the block of the snapshot they were read in.
@@ -66,8 +69,7 @@ async function queryRoutes(app: FastifyInstance, options: PageRouteOptions): Pro
     setBlockHeaders(reply, await options.store.lastBlock().catch(() => undefined));
     return handleError(error, request, reply);
   });
-  await app.register(ordersRoute, options);
-  await app.register(bundlesRoute, options);
+  for (const page of PAGE_ENDPOINTS) await app.register(page.route, options);
 }
 
 /**
@@ -99,10 +101,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined;
   // Not when every request is to be logged: the fast path answers without Fastify's logging.
   const fastPath = cache !== undefined && opts.logRequests !== true
-    ? new FastPath(cache, opts.store, new Map([
-      [ordersEndpoint.path, pageQueryReader(ordersEndpoint, opts.store)],
-      [bundlesEndpoint.path, pageQueryReader(bundlesEndpoint, opts.store)],
-    ]))
+    ? new FastPath(cache, opts.store, new Map(PAGE_ENDPOINTS.map((page) => [page.path, page.reader(opts.store)])))
     : undefined;
   const app = Fastify({
     ...(fastPath && { serverFactory: serverWithFastPath(fastPath) }),

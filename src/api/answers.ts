@@ -84,16 +84,27 @@ export interface PageQuery {
   read: () => Promise<FreshAnswer>;
 }
 
-/**
- * Reads the answer to `query`, and keeps it in `cache`, if given (which keeps
- * it only if it was read at the block the cache is at).
- */
-export async function computeAnswer(cache: AnswerCache | undefined, query: PageQuery): Promise<CachedAnswer> {
+/** Reads the answer to `query`, and keeps it in `cache`, if given (which keeps it only if it was read at the block the cache is at). */
+async function computeAnswer(cache: AnswerCache | undefined, query: PageQuery): Promise<CachedAnswer> {
   const fresh = await query.read();
   const identity = query.pretty ? prettyBody(fresh.body) : fresh.body;
   const answer = { block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, identity, etag: etagOf(identity), encoded: new Map() };
   cache?.set(query.key, answer);
   return answer;
+}
+
+/**
+ * The answer to the query kept under `key`: from the cache if it holds it at
+ * `block`, else read through `query()` and kept. `block` is the store's last
+ * block read after the request arrived (undefined if the store could not
+ * say: then nothing is looked up or kept), so an answer is never older than
+ * the request.
+ */
+export async function answerAt(
+  cache: AnswerCache | undefined, block: string | undefined, key: string, query: () => PageQuery,
+): Promise<CachedAnswer> {
+  if (cache === undefined || block === undefined) return computeAnswer(undefined, query());
+  return cache.get(key, block) ?? computeAnswer(cache, query());
 }
 
 /** What goes out for a request: `304 Not Modified`, or the body in the coding it takes. */
@@ -125,10 +136,7 @@ export interface AnswerOptions extends PageRouteOptions {
 export async function sendAnswer({ request, reply, cache, store, query }: AnswerOptions): Promise<FastifyReply> {
   // A store that cannot say its last block may still answer the page (or fail it, and say why).
   const block = cache === undefined ? undefined : await store.lastBlock().then(blockToken, () => undefined);
-  // Kept only against a block read after the request arrived, so never older than the request.
-  const answer = block === undefined
-    ? await computeAnswer(undefined, query)
-    : cache!.get(query.key, block) ?? await computeAnswer(cache, query);
+  const answer = await answerAt(cache, block, query.key, () => query);
   setBlockHeaders(reply, answer.lastBlock);
   reply.header('etag', answer.etag).header('vary', 'accept-encoding');
   const delivery = deliveryOf(cache, query.key, answer, request.headers['if-none-match'], request.headers['accept-encoding']);

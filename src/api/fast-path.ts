@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { blockToken } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
-import { answerHeaders, computeAnswer, deliveryOf, type PageQuery } from './answers.js';
+import { answerAt, answerHeaders, deliveryOf, type PageQuery } from './answers.js';
 import type { PageQueryReader } from './page-route.js';
 
 /**
@@ -45,20 +45,19 @@ export class FastPath {
     let query: PageQuery | undefined;
     let key = this.keys.get(url);
     if (key === undefined) {
-      query = this.read(url);
-      if (query === undefined) return false;
+      try {
+        query = this.parse(url);
+      } catch {
+        return false; // not a page request, or one the full path refuses
+      }
       key = query.key;
       this.remember(url, key);
     }
-    let answer: CachedAnswer | undefined;
+    let answer: CachedAnswer;
     try {
       const block = blockToken(await this.store.lastBlock());
-      answer = this.cache.get(key, block);
-      if (answer === undefined) {
-        query ??= this.read(url);
-        if (query === undefined) return false;
-        answer = await computeAnswer(this.cache, query);
-      }
+      // A URL remembered read well before, and reads the same again.
+      answer = await answerAt(this.cache, block, key, () => query ?? this.parse(url));
     } catch {
       return false; // the full path says what went wrong
     }
@@ -76,16 +75,12 @@ export class FastPath {
     return true;
   }
 
-  /** The page query of a URL, if it is one of an endpoint whose parameters read well. */
-  private read(url: string): PageQuery | undefined {
+  /** The page query of a URL; throws for another path, or a parameter its endpoint refuses. */
+  private parse(url: string): PageQuery {
     const end = url.indexOf('?');
     const reader = this.readers.get(end < 0 ? url : url.slice(0, end));
-    if (reader === undefined) return undefined;
-    try {
-      return reader(url);
-    } catch {
-      return undefined;
-    }
+    if (reader === undefined) throw new Error(`${url} is not a page endpoint's`);
+    return reader(url);
   }
 
   private remember(url: string, key: string): void {

@@ -3,19 +3,13 @@
  * module of its own, free of side effects: the thread's module starts serving
  * when loaded in any worker thread, so the writer must not import it.
  */
-import { SchemaVersionError } from '../store.js';
+import type { ThreadError, ThreadReply } from '../thread-calls.js';
 import type { EncodedGroup } from './block-writer.js';
 
 export interface WriterThreadInput {
   url: string;
   wait: boolean;
   pollMs: number | undefined;
-}
-
-/** An error as it crosses threads: its class is lost on the way, so its name says which it was. */
-export interface ThreadError {
-  name: string;
-  message: string;
 }
 
 export type WriterRequest =
@@ -30,10 +24,4 @@ export type WriterReply =
   | { type: 'standby' }
   | { type: 'opened' }
   | { type: 'openFailed'; error: ThreadError }
-  | { type: 'reply'; id: number; value?: unknown; error?: ThreadError };
-
-export function threadError(e: unknown): ThreadError {
-  // A SchemaVersionError is named 'Error': its class is the only sign of it.
-  if (e instanceof SchemaVersionError) return { name: 'SchemaVersionError', message: e.message };
-  return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
-}
+  | ThreadReply;

@@ -4,8 +4,9 @@
  * waits for the ingest thread to finish decoding a chunk or encoding a group.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { threadError } from '../thread-calls.js';
 import type { EncodedGroup } from './block-writer.js';
-import { threadError, type WriterReply, type WriterRequest, type WriterThreadInput } from './writer-messages.js';
+import type { WriterReply, WriterRequest, WriterThreadInput } from './writer-messages.js';
 import { WriterSession } from './writer-session.js';
 
 /** Buffers arrive as plain Uint8Arrays: streams and pg want Buffers. */

@@ -5,47 +5,36 @@
  * writer's one session, with the writer lock, and sends each group to the
  * server. PostgreSQL does the rest on its own processes.
  */
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { GroupRows } from '../rows.js';
 import type { WriterOptions } from '../open.js';
-import { SchemaVersionError, type CommittedBlock, type WriteStore } from '../store.js';
+import type { CommittedBlock, WriteStore } from '../store.js';
+import { errorFromThread, threadError, ThreadCalls, type ThreadError } from '../thread-calls.js';
 import { encodeGroup, encodedTransferables, type EncodedGroup } from './block-writer.js';
 import { WriterLockHeldError } from './election.js';
-import { threadError, type ThreadError, type WriterReply, type WriterRequest, type WriterThreadInput } from './writer-messages.js';
+import type { WriterReply, WriterRequest, WriterThreadInput } from './writer-messages.js';
 
 export interface PostgresWriterOptions extends WriterOptions {
   /** For tests: how often a standby asks for the writer lock (ms). */
   pollMs?: number;
 }
 
-type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
-
 /** The error a thread reported, as the class it was where that matters to callers. */
 function fromThread(e: ThreadError, signal?: AbortSignal): Error {
   if (e.name === 'WriterLockHeldError') return new WriterLockHeldError();
-  if (e.name === 'SchemaVersionError') return new SchemaVersionError(e.message);
   if (e.name === 'AbortError' && signal?.aborted) {
     return signal.reason instanceof Error ? signal.reason : new DOMException(e.message, 'AbortError');
   }
-  return Object.assign(new Error(e.message), { name: e.name });
+  return errorFromThread(e);
 }
 
-export class PostgresWriter implements WriteStore<GroupRows> {
-  private readonly waiting = new Map<number, Pending>();
-  private nextId = 1;
-  private gone: Error | undefined;
+type Call = Exclude<WriterRequest, { type: 'abort' }>;
 
-  private constructor(private readonly worker: Worker) {
-    worker.on('message', (reply: WriterReply) => {
-      if (reply.type !== 'reply') return;
-      const pending = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
-      if (reply.error !== undefined) pending?.reject(fromThread(reply.error));
-      else pending?.resolve(reply.value);
-    });
-    worker.on('error', (e) => this.lose(e));
-    worker.on('exit', () => this.lose(new Error('the PostgreSQL writer thread has ended')));
+export class PostgresWriter implements WriteStore<GroupRows> {
+  private readonly thread: ThreadCalls<Call>;
+
+  private constructor(worker: Worker) {
+    this.thread = new ThreadCalls<Call>(worker, 'the PostgreSQL writer thread has ended', (e) => fromThread(e));
   }
 
   /**
@@ -88,11 +77,11 @@ export class PostgresWriter implements WriteStore<GroupRows> {
   }
 
   async lastBlock(): Promise<CommittedBlock | undefined> {
-    return (await this.call({ type: 'lastBlock' })) as CommittedBlock | undefined;
+    return (await this.thread.call({ type: 'lastBlock' })) as CommittedBlock | undefined;
   }
 
   async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
-    return (await this.call({ type: 'blockHashes', from, to })) as Map<bigint, string>;
+    return (await this.thread.call({ type: 'blockHashes', from, to })) as Map<bigint, string>;
   }
 
   newBatch(): GroupRows {
@@ -114,31 +103,11 @@ export class PostgresWriter implements WriteStore<GroupRows> {
       // It still takes its turn, so that writes behind it fail too.
       error = threadError(e);
     }
-    await this.call({ type: 'write', group, ...(error ? { error } : {}) }, group ? encodedTransferables(group) : []);
+    await this.thread.call({ type: 'write', group, ...(error ? { error } : {}) }, group ? encodedTransferables(group) : []);
   }
 
   /** Waits for outstanding writes, gives up the writer lock and ends the session and its thread. */
-  async close(): Promise<void> {
-    if (this.gone) return;
-    const exited = once(this.worker, 'exit');
-    await this.call({ type: 'close' });
-    await exited;
-  }
-
-  private call(request: DistributiveOmit<Exclude<WriterRequest, { type: 'abort' }>, 'id'>, transfer: ArrayBuffer[] = []): Promise<unknown> {
-    if (this.gone) return Promise.reject(this.gone);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ ...request, id }, transfer);
-    });
-  }
-
-  private lose(error: Error): void {
-    this.gone ??= error;
-    for (const pending of this.waiting.values()) pending.reject(this.gone);
-    this.waiting.clear();
+  close(): Promise<void> {
+    return this.thread.end({ type: 'close' });
   }
 }
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,6 +1,7 @@
 /** The writer thread of ./writer.ts: owns the write connection, answers one request at a time. */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PreparedGroup } from '../rows.js';
+import { threadError, type ThreadReply } from '../thread-calls.js';
 import { openSqliteStore, type SqliteStore } from './store.js';
 
 export type WriterRequest =
@@ -9,13 +10,6 @@ export type WriterRequest =
   | { id: number; type: 'blockHashes'; from: bigint; to: bigint }
   | { id: number; type: 'write'; group: PreparedGroup }
   | { id: number; type: 'close' };
-
-export interface WriterReply {
-  id: number;
-  value?: unknown;
-  /** The message of the error the request failed with. */
-  error?: string;
-}
 
 function serve(port: NonNullable<typeof parentPort>, path: string): void {
   let store: SqliteStore | undefined;
@@ -29,7 +23,7 @@ function serve(port: NonNullable<typeof parentPort>, path: string): void {
     openError = e as Error;
   }
   port.on('message', (request: WriterRequest) => {
-    const reply = (r: Omit<WriterReply, 'id'>) => port.postMessage({ ...r, id: request.id } satisfies WriterReply);
+    const reply = (r: Pick<ThreadReply, 'value' | 'error'>) => port.postMessage({ ...r, type: 'reply', id: request.id } satisfies ThreadReply);
     try {
       if (request.type === 'close') {
         store?.closeSync();
@@ -55,7 +49,7 @@ function serve(port: NonNullable<typeof parentPort>, path: string): void {
           return reply({});
       }
     } catch (e) {
-      reply({ error: (e as Error).message });
+      reply({ error: threadError(e) });
     }
   });
 }

@@ -69,7 +69,13 @@ export function connectionBody<K>(field: string, page: Page<K>, cursors: CursorC
     const cursor = cursors.encode(row.key);
     if (i === 0) startCursor = cursor;
     endCursor = cursor;
-    out.put((i === 0 ? '{"node":' : ',{"node":') + row.json + ',"cursor":"' + cursor + '"}');
+    // The node on its own: an edge joined into one string first was flattened
+    // by the write, and under pages of 1000 each HTTP worker then held ~30 MB
+    // more (heap and bodies awaiting GC; measured in one process, builds
+    // alternated: RSS 119-122 MB against 86-87).
+    out.put(i === 0 ? '{"node":' : ',{"node":');
+    out.put(row.json);
+    out.put(',"cursor":"' + cursor + '"}');
   }
   out.put(
     '],"pageInfo":{"hasNextPage":' + page.hasNextPage +

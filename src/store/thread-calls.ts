@@ -21,7 +21,7 @@ export function threadError(e: unknown): ThreadError {
   return e instanceof Error ? { name: e.name, message: e.message } : { name: 'Error', message: String(e) };
 }
 
-/** The error a thread reported, as the class callers tell it by where they do. */
+/** The error a thread reported: a SchemaVersionError again, which callers check for, else an Error of its name. */
 export function errorFromThread(e: ThreadError): Error {
   if (e.name === 'SchemaVersionError') return new SchemaVersionError(e.message);
   return Object.assign(new Error(e.message), { name: e.name });
@@ -35,7 +35,7 @@ export interface ThreadReply {
   error?: ThreadError;
 }
 
-export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 

@@ -34,7 +34,7 @@ export class PostgresWriter implements WriteStore<GroupRows> {
   private readonly thread: ThreadCalls<Call>;
 
   private constructor(worker: Worker) {
-    this.thread = new ThreadCalls<Call>(worker, 'the PostgreSQL writer thread has ended', (e) => fromThread(e));
+    this.thread = new ThreadCalls<Call>(worker, 'the PostgreSQL writer thread has ended', fromThread);
   }
 
   /**

@@ -45,10 +45,12 @@ export class FastPath {
     let query: PageQuery | undefined;
     let key = this.keys.get(url);
     if (key === undefined) {
+      const reader = this.readerOf(url);
+      if (reader === undefined) return false; // not a page request
       try {
-        query = this.parse(url);
+        query = reader(url);
       } catch {
-        return false; // not a page request, or one the full path refuses
+        return false; // a parameter refused: the full path says which
       }
       key = query.key;
       this.remember(url, key);
@@ -56,8 +58,8 @@ export class FastPath {
     let answer: CachedAnswer;
     try {
       const block = blockToken(await this.store.lastBlock());
-      // A URL remembered read well before, and reads the same again.
-      answer = await answerAt(this.cache, block, key, () => query ?? this.parse(url));
+      // A URL is remembered only once its endpoint's reader has read it well, and reads the same again.
+      answer = await answerAt(this.cache, block, key, () => query ?? this.readerOf(url)!(url));
     } catch {
       return false; // the full path says what went wrong
     }
@@ -75,12 +77,13 @@ export class FastPath {
     return true;
   }
 
-  /** The page query of a URL; throws for another path, or a parameter its endpoint refuses. */
-  private parse(url: string): PageQuery {
+  /**
+   * The reader of a page endpoint's URL; undefined for any other path, which
+   * is told apart without throwing: every other request (/health, say) asks.
+   */
+  private readerOf(url: string): PageQueryReader | undefined {
     const end = url.indexOf('?');
-    const reader = this.readers.get(end < 0 ? url : url.slice(0, end));
-    if (reader === undefined) throw new Error(`${url} is not a page endpoint's`);
-    return reader(url);
+    return this.readers.get(end < 0 ? url : url.slice(0, end));
   }
 
   private remember(url: string, key: string): void {

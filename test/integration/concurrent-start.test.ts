@@ -10,7 +10,7 @@ import pg from 'pg';
 import { openStore } from '../../src/store/open.js';
 import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import { startServe, type RunningServer } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase, forEachServer, type TestDatabase, type TestServer } from '../support/postgres.js';
 
 const INSTANCES = 4;
 const servers: RunningServer[] = [];
@@ -20,8 +20,8 @@ after(async () => {
   await Promise.all(databases.map((d) => d.drop()));
 });
 
-async function database(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
+async function database(server: TestServer): Promise<TestDatabase> {
+  const db = await createTestDatabase(server);
   databases.push(db);
   return db;
 }
@@ -40,31 +40,33 @@ async function assertMigratedOnce(url: string): Promise<void> {
   }
 }
 
-test(`${INSTANCES} serve processes started at once on a fresh database: one migrates, all serve`, async () => {
-  const db = await database();
-  const started = await Promise.allSettled(
-    Array.from({ length: INSTANCES }, () => startServe(['--database-url', db.url])),
-  );
-  for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
-  const failed = started.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : []));
-  assert.deepEqual(failed, [], 'every instance starts');
+forEachServer((server) => {
+  test(`${INSTANCES} serve processes started at once on a fresh database: one migrates, all serve`, async () => {
+    const db = await database(server);
+    const started = await Promise.allSettled(
+      Array.from({ length: INSTANCES }, () => startServe(['--database-url', db.url])),
+    );
+    for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
+    const failed = started.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : []));
+    assert.deepEqual(failed, [], 'every instance starts');
 
-  await assertMigratedOnce(db.url);
-  for (const s of servers) {
-    const res = await fetch(`${s.url}/api/v2/orders?pagination.first=1`);
-    assert.equal(res.status, 200, await res.text());
-    assert.equal(res.headers.get('x-block-height'), '0');
-    const status = await fetch(`${s.url}/api/v2/ingest/status`);
-    assert.deepEqual(await status.json(), { role: 'reader' });
-  }
-});
+    await assertMigratedOnce(db.url);
+    for (const s of servers) {
+      const res = await fetch(`${s.url}/api/v2/orders?pagination.first=1`);
+      assert.equal(res.status, 200, await res.text());
+      assert.equal(res.headers.get('x-block-height'), '0');
+      const status = await fetch(`${s.url}/api/v2/ingest/status`);
+      assert.deepEqual(await status.json(), { role: 'reader' });
+    }
+  });
 
-test(`${INSTANCES} stores opened at once in one process migrate once`, async () => {
-  const db = await database();
-  const opened = await Promise.allSettled(
-    Array.from({ length: INSTANCES }, () => openStore({ dataDir: '', databaseUrl: db.url })),
-  );
-  await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.close() : undefined)));
-  assert.deepEqual(opened.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : [])), []);
-  await assertMigratedOnce(db.url);
+  test(`${INSTANCES} stores opened at once in one process migrate once`, async () => {
+    const db = await database(server);
+    const opened = await Promise.allSettled(
+      Array.from({ length: INSTANCES }, () => openStore({ dataDir: '', databaseUrl: db.url })),
+    );
+    await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.close() : undefined)));
+    assert.deepEqual(opened.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : [])), []);
+    await assertMigratedOnce(db.url);
+  });
 });

@@ -1,13 +1,13 @@
 /**
  * The backends a parameterised suite runs against: the embedded store and
- * PostgreSQL (./postgres.ts provides the server). A suite loops over BACKENDS
+ * PostgreSQL on each test server (./postgres.ts). A suite loops over BACKENDS
  * and asks each for fresh, empty stores.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { StoreConfig } from '../../src/store/open.js';
-import { createTestDatabase, query } from './postgres.js';
+import { createTestDatabase, query, testServers, type TestServer } from './postgres.js';
 
 export interface FreshStore {
   /** The command-line options that name it (for `ledger-query ingest` and `serve`). */
@@ -19,7 +19,8 @@ export interface FreshStore {
 }
 
 export interface Backend {
-  name: 'embedded' | 'postgres';
+  /** `embedded`, or `postgres ` and the server's id. */
+  name: string;
   /** A new empty store; `dir` is a scratch folder of the test's own. */
   fresh(dir: string, label: string): Promise<FreshStore>;
 }
@@ -46,10 +47,11 @@ export const EMBEDDED: Backend = {
   },
 };
 
-export const POSTGRES: Backend = {
-  name: 'postgres',
+/** A PostgreSQL backend on one test server. */
+export const postgresOn = (server: TestServer): Backend => ({
+  name: `postgres ${server.id}`,
   async fresh(dir) {
-    const db = await createTestDatabase();
+    const db = await createTestDatabase(server);
     return {
       args: ['--database-url', db.url],
       config: { dataDir: dir, databaseUrl: db.url },
@@ -57,6 +59,7 @@ export const POSTGRES: Backend = {
       remove: () => db.drop(),
     };
   },
-};
+});
 
-export const BACKENDS: readonly Backend[] = [EMBEDDED, POSTGRES];
+/** The embedded store, then PostgreSQL on each test server. */
+export const BACKENDS: readonly Backend[] = [EMBEDDED, ...testServers().map(postgresOn)];

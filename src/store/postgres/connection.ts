@@ -16,6 +16,16 @@ const types = {
 export const APPLICATION_NAME = 'ledger-query';
 
 /**
+ * Settings of every session we open. No JIT compilation: a statement of ours
+ * reads a few rows, and compiling one costs 100-700 ms (Debian's PostgreSQL,
+ * a page of 50 on a 10,000-order store: ~400 ms with JIT, 2 ms without; see
+ * BENCHMARKS.md). Servers built with LLVM compile whatever their planner
+ * costs above jit_above_cost, and the readers' disabled plan nodes below add
+ * 10^10 to a cost on PostgreSQL 17 and older.
+ */
+const SESSION_SETTINGS = ['jit=off'];
+
+/**
  * Settings of the sessions that answer queries:
  * - a plan for the values at hand each time: a generic plan of a prepared
  *   page does not know a status is rare, and would walk the whole time index
@@ -31,15 +41,30 @@ export const APPLICATION_NAME = 'ledger-query';
  *   Append would not.
  */
 const READER_SETTINGS = [
+  ...SESSION_SETTINGS,
   'plan_cache_mode=force_custom_plan',
   'enable_sort=off',
   'enable_bitmapscan=off',
   'enable_seqscan=off',
   'max_parallel_workers_per_gather=0',
-].map((s) => `-c ${s}`).join(' ');
+];
+
+
+/**
+ * The connection's config: `settings` go in the startup packet's options,
+ * after any the URL (`?options=`) or PGOPTIONS gives, so that ours win; pg
+ * would otherwise let the URL's replace ours whole.
+ */
+function connectionConfig(url: string, settings: readonly string[]): pg.ClientConfig {
+  const u = new URL(url);
+  const given = u.searchParams.get('options') ?? process.env.PGOPTIONS ?? '';
+  u.searchParams.delete('options');
+  const options = [given, ...settings.map((s) => `-c ${s}`)].filter((o) => o !== '').join(' ');
+  return { connectionString: u.toString(), types, options };
+}
 
 export function newPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, types, application_name: APPLICATION_NAME, options: READER_SETTINGS });
+  const pool = new pg.Pool({ ...connectionConfig(url, READER_SETTINGS), max, application_name: APPLICATION_NAME });
   // An idle connection the server ends (a restart, pg_terminate_backend) is
   // dropped from the pool and the next query opens another; unhandled, the
   // error would end the process.
@@ -48,9 +73,34 @@ export function newPool(url: string, max: number): pg.Pool {
 }
 
 export async function connect(url: string, role: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, types, application_name: `${APPLICATION_NAME} ${role}` });
+  const client = new pg.Client({ ...connectionConfig(url, SESSION_SETTINGS), application_name: `${APPLICATION_NAME} ${role}` });
   await client.connect();
   return client;
+}
+
+/** The oldest PostgreSQL we test on (`npm test` runs every suite on it), as server_version_num counts. */
+export const OLDEST_SERVER = 130000;
+
+/**
+ * Run once per store or writer as it opens: fails on a server older than we
+ * support, and unless the session runs with our settings: something between
+ * us and the server (a connection pooler, say) may drop the startup options,
+ * and then every page would be JIT-compiled and planned without our rules.
+ */
+export async function checkSession(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ num: string; version: string; jit: string }>(
+    `SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version, current_setting('jit') AS jit`,
+  );
+  const { num, version, jit } = rows[0]!;
+  if (Number(num) < OLDEST_SERVER) {
+    throw new Error(`PostgreSQL ${version} is older than ledger-query supports: use PostgreSQL ${OLDEST_SERVER / 10000} or newer`);
+  }
+  if (jit !== 'off') {
+    throw new Error(
+      `the PostgreSQL session runs with jit=${jit}, not the jit=off ledger-query asked for in its connection's startup options: ` +
+        'something between ledger-query and the server (a connection pooler?) drops them; connect to the server directly, or through a pooler that passes them',
+    );
+  }
 }
 
 /** The URL with its password hidden, for messages and logs. */

@@ -14,7 +14,7 @@ import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../pag
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
 import { GroupRows, type SqlValue } from '../rows.js';
 import type { CommittedBlock, Store } from '../store.js';
-import { newPool } from './connection.js';
+import { checkSession, newPool } from './connection.js';
 import { numberedPlaceholders, POSTGRES } from './dialect.js';
 import { checkSchema, migrate } from './schema.js';
 import { PostgresWriter } from './writer.js';
@@ -32,6 +32,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   try {
     const client = await pool.connect();
     try {
+      await checkSession(client);
       if (options.readonly) await checkSchema(client);
       else await migrate(client);
     } finally {
@@ -82,7 +83,7 @@ function pageStatement(q: PageQueries): { sql: string; params: SqlValue[] } {
     sql:
       `SELECT page.json, page.k1, page.k2, NULL::numeric AS height, NULL::bigint AS time, NULL::boolean AS beyond ` +
       `FROM (${q.rows.sql}) AS page UNION ALL ` +
-      `SELECT NULL, NULL, NULL, (SELECT height FROM last_block), (SELECT time FROM last_block), ${beyond}`,
+      `SELECT NULL, NULL, NULL, (SELECT height FROM last_block WHERE only_row = 1), (SELECT time FROM last_block WHERE only_row = 1), ${beyond}`,
     params: [...q.rows.params, ...(q.beyond?.params ?? [])],
   };
 }
@@ -220,7 +221,7 @@ export class PostgresStore implements Store<GroupRows> {
   private async readOrderStats(): Promise<{ stats: OrderStats; block: string }> {
     // One statement, so the counts and the block they belong to are one snapshot.
     const { rows } = await this.pool.query({
-      text: 'SELECT c.dimension, c.value, c.n, l.height, l.time FROM order_counts AS c LEFT JOIN last_block AS l ON true',
+      text: 'SELECT c.dimension, c.value, c.n, l.height, l.time FROM order_counts AS c LEFT JOIN last_block AS l ON l.only_row = 1 ORDER BY c.dimension, c.value',
       rowMode: 'array',
     });
     const counts = rows as [string, number, bigint, string | null, bigint | null][];

@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import type { CommittedBlock } from '../store.js';
 import { GroupWriter, prepareWriterSession, type EncodedGroup } from './block-writer.js';
-import { connect } from './connection.js';
+import { checkSession, connect } from './connection.js';
 import { WriterLease, type LeaseOptions } from './election.js';
 import { migrate } from './schema.js';
 
@@ -58,6 +58,7 @@ export class WriterSession {
     };
     client.on('error', onError);
     try {
+      await checkSession(client);
       await migrate(client);
       let waited = false;
       const lease = await WriterLease.acquire(client, {

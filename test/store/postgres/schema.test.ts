@@ -6,48 +6,50 @@ import { NETWORK_PARTY } from '../../../src/domain/order.js';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../../support/history.js';
-import { createTestDatabase, query } from '../../support/postgres.js';
+import { createTestDatabase, forEachServer, query } from '../../support/postgres.js';
 import { block, hex, order } from '../helpers.js';
 
 /** Each history row as (time, id, the message it stands for), sorted. */
 const messages = (rows: StoredHistoryRow[]) =>
   rows.map((r) => `${r.vega_time} ${r.id_bytes.toString('hex')} ${restoredMessage(r).toString('hex')}`).sort();
 
-test('version 2 leaves out the ids of history rows stored before, and gives back the same messages', async (t) => {
-  const db = await createTestDatabase();
-  t.after(() => db.drop());
-  const writer = await PostgresWriter.open(db.url, {});
-  await writeBlocks(writer, [
-    block(1, { orders: [order(1), order(2, { partyId: NETWORK_PARTY }), order(3, { reference: 'r' })] }),
-    block(2, { orders: [order(1, { remaining: 4n, version: 2n })] }),
-  ]);
-  await writer.close();
-  const written = await query<StoredHistoryRow>(db.url, HISTORY_SQL);
-  assert.equal(written.length, 4);
+forEachServer((server) => {
+  test('version 2 leaves out the ids of history rows stored before, and gives back the same messages', async (t) => {
+    const db = await createTestDatabase(server);
+    t.after(() => db.drop());
+    const writer = await PostgresWriter.open(db.url, {});
+    await writeBlocks(writer, [
+      block(1, { orders: [order(1), order(2, { partyId: NETWORK_PARTY }), order(3, { reference: 'r' })] }),
+      block(2, { orders: [order(1, { remaining: 4n, version: 2n })] }),
+    ]);
+    await writer.close();
+    const written = await query<StoredHistoryRow>(db.url, HISTORY_SQL);
+    assert.equal(written.length, 4);
 
-  // The table as version 1 kept it: each message whole, no market or party numbers.
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    for (const row of written) {
-      await client.query('UPDATE orders_history SET message = $1 WHERE vega_time = $2 AND id_bytes = $3', [
-        restoredMessage(row), row.vega_time, row.id_bytes,
-      ]);
+    // The table as version 1 kept it: each message whole, no market or party numbers.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      for (const row of written) {
+        await client.query('UPDATE orders_history SET message = $1 WHERE vega_time = $2 AND id_bytes = $3', [
+          restoredMessage(row), row.vega_time, row.id_bytes,
+        ]);
+      }
+      await client.query('ALTER TABLE orders_history DROP COLUMN market_no, DROP COLUMN party_no');
+      await client.query('DELETE FROM schema_migrations WHERE version = 2');
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
     }
-    await client.query('ALTER TABLE orders_history DROP COLUMN market_no, DROP COLUMN party_no');
-    await client.query('DELETE FROM schema_migrations WHERE version = 2');
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
-  }
 
-  await (await PostgresWriter.open(db.url, {})).close();
-  const migrated = await query<StoredHistoryRow>(db.url, HISTORY_SQL);
-  assert.deepEqual(messages(migrated), messages(written));
-  // 64-character ids are left out; the network party ("network") keeps its message whole.
-  assert.deepEqual(migrated.filter((r) => r.market === null).map((r) => r.id_bytes.toString('hex')), [hex(2)]);
-  for (const r of migrated.filter((m) => m.market !== null)) {
-    assert.equal(r.message.byteLength, restoredMessage(r).byteLength - 198);
-  }
+    await (await PostgresWriter.open(db.url, {})).close();
+    const migrated = await query<StoredHistoryRow>(db.url, HISTORY_SQL);
+    assert.deepEqual(messages(migrated), messages(written));
+    // 64-character ids are left out; the network party ("network") keeps its message whole.
+    assert.deepEqual(migrated.filter((r) => r.market === null).map((r) => r.id_bytes.toString('hex')), [hex(2)]);
+    for (const r of migrated.filter((m) => m.market !== null)) {
+      assert.equal(r.message.byteLength, restoredMessage(r).byteLength - 198);
+    }
+  });
 });

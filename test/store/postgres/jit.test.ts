@@ -1,0 +1,138 @@
+/**
+ * PostgreSQL as users install it: the distribution's server is built with
+ * LLVM and compiles any statement whose estimated cost passes
+ * jit_above_cost, which cost ~300 ms a page (an artificial cost from a
+ * disabled plan node was enough). No statement of ours may be compiled, and
+ * a first page stays fast, on every server of the run.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import type { PageRequest } from '../../../src/domain/page.js';
+import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/store.js';
+import { writeBlocks } from '../../../src/store/store.js';
+import { createTestDatabase, forEachServer, query, type TestDatabase } from '../../support/postgres.js';
+import { BUNDLE_CURSOR, BUNDLE_SHAPES, cursorKey, ORDER_SHAPES, requests, skewedBook } from '../plan-shapes.js';
+
+/** 10,000 orders and 100 bundles. */
+const BOOK = skewedBook(100);
+/**
+ * The bounds of a first page, by its size: one JIT compile costs 100-700 ms.
+ * A page of 1000 builds 1000 JSON nodes, measured at 12-21 ms here.
+ */
+const FIRST_PAGE_MS: Record<number, number> = { 50: 20, 1000: 100 };
+
+/** Every page request of every filter shape, as the plan tests ask them. */
+async function everyPage(store: PostgresStore): Promise<number> {
+  let n = 0;
+  for (const [, filter] of ORDER_SHAPES) for (const req of requests(cursorKey)) n += (await store.listOrders(filter, req), 1);
+  for (const [, filter] of BUNDLE_SHAPES) for (const req of requests(BUNDLE_CURSOR)) n += (await store.listBundles(filter, req), 1);
+  await store.lastBlock();
+  return n;
+}
+
+async function median(runs: number, fn: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+}
+
+forEachServer((server) => {
+  let db: TestDatabase;
+
+  before(async () => {
+    db = await createTestDatabase(server);
+    const store = await openPostgresStore({ url: db.url });
+    try {
+      for (let i = 0; i < BOOK.length; i += 10) await writeBlocks(store, BOOK.slice(i, i + 10));
+    } finally {
+      await store.close();
+    }
+    await query(db.url, 'ANALYZE');
+  });
+
+  after(() => db?.drop());
+
+  test(`the first page of every filter shape takes under ${FIRST_PAGE_MS[50]} ms (1000 rows: ${FIRST_PAGE_MS[1000]} ms) on a store of 10,000 orders (server defaults)`, async () => {
+    const store = await openPostgresStore({ url: db.url, readonly: true });
+    try {
+      const slow: string[] = [];
+      const shapes = [
+        ...ORDER_SHAPES.map(([name, filter]) => [`orders, ${name}`, (page: PageRequest<never>) => store.listOrders(filter, page)] as const),
+        ...BUNDLE_SHAPES.map(([name, filter]) => [`bundles, ${name}`, (page: PageRequest<never>) => store.listBundles(filter, page)] as const),
+      ];
+      for (const [name, list] of shapes) {
+        for (const limit of [50, 1000]) {
+          for (const newestFirst of [true, false]) {
+            const ms = await median(5, () => list({ newestFirst, mode: 'first', limit }));
+            if (ms >= FIRST_PAGE_MS[limit]!) slow.push(`${name}, ${limit} rows, ${newestFirst ? 'newest' : 'oldest'} first: ${ms.toFixed(1)} ms`);
+          }
+        }
+      }
+      assert.deepEqual(slow, [], 'first pages over their bound (median of 5)');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('no page or write statement is JIT-compiled, even where the server would compile every statement', async (t) => {
+    const [{ num }] = await query<{ num: number }>(db.url, `SELECT current_setting('server_version_num')::int AS num`) as [{ num: number }];
+    if (!server.jitAvailable) return t.skip(`${server.label} cannot JIT-compile (built without LLVM)`);
+    if (num < 150000) return t.skip('pg_stat_statements counts JIT-compiled functions from PostgreSQL 15 on');
+    const database = new URL(db.url).pathname.slice(1);
+    // Every statement of a session that leaves JIT on is now compiled, and counted by pg_stat_statements.
+    await withoutJit(db.url, async (c) => {
+      for (const cost of ['jit_above_cost', 'jit_inline_above_cost', 'jit_optimize_above_cost']) {
+        await c.query(`ALTER DATABASE ${database} SET ${cost} = 0`);
+      }
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await c.query('SELECT pg_stat_statements_reset()');
+    });
+
+    // New sessions, which get the database's settings: a writer's groups, then every page.
+    const store = await openPostgresStore({ url: db.url });
+    let pages: number;
+    try {
+      const last = BOOK.length;
+      const more = skewedBook(last + 5).slice(last);
+      for (const b of more) await writeBlocks(store, [b]);
+      pages = await everyPage(store);
+    } finally {
+      await store.close();
+    }
+    // The control: a plain session's statement is compiled, so the count below can see one.
+    await query(db.url, 'SELECT /* jit control */ count(*) FROM orders_current WHERE status > 0');
+
+    const statements = await readStatements(db.url);
+    const compiled = statements.filter((s) => s.jit_functions > 0);
+    assert.ok(compiled.some((s) => s.query.includes('jit control')), 'the control statement was compiled');
+    assert.deepEqual(compiled.filter((s) => !s.query.includes('jit control')).map((s) => s.query.slice(0, 200)), [], 'statements of ours compiled');
+    // What was looked at: the pages, and the writer's statements.
+    const calls = (pattern: RegExp) => statements.filter((s) => pattern.test(s.query)).reduce((n, s) => n + Number(s.calls), 0);
+    assert.ok(calls(/FROM orders_current AS o/) >= pages - BUNDLE_SHAPES.length * 8, `page statements counted: ${calls(/FROM orders_current AS o/)}`);
+    assert.ok(calls(/FROM signer_added AS b/) >= BUNDLE_SHAPES.length * 8, 'bundle page statements counted');
+    assert.ok(calls(/^COPY /) > 0 && calls(/INSERT INTO last_block/) >= 5, 'write statements counted');
+  });
+});
+
+/** Runs `fn` on a session of the test's own that compiles nothing, so that its statements are not counted as ours. */
+async function withoutJit<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, options: '-c jit=off' });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** What pg_stat_statements holds for the database. */
+async function readStatements(url: string): Promise<{ query: string; calls: string; jit_functions: number }[]> {
+  return withoutJit(url, async (c) => (await c.query<{ query: string; calls: string; jit_functions: number }>(
+    `SELECT query, calls::text, jit_functions::int FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  )).rows);
+}

@@ -21,7 +21,8 @@ import pg from 'pg';
 import { bundleCursors, orderCursors } from '../src/api/cursor.js';
 import { readBundleFilter, readOrderFilter, readPagination } from '../src/api/params.js';
 import { readQuery } from '../src/api/query.js';
-import { openStore, type StoreConfig } from '../src/store/open.js';
+import { openStore,  } from '../src/store/open.js';
+import type { StoreConfig } from '../src/store/store.js';
 import type { QueryStore } from '../src/store/store.js';
 import { BENCH_DATA, ingestedDataset, ingestedPostgres, type DatasetSpec } from './dataset.js';
 import { capture, checkWrk, startProcess, treeRss, wrk, type LoadOptions, type Measure, type Rss, type RunningServer } from './load.js';
@@ -237,7 +238,7 @@ async function runSize(sizeName: string, spec: DatasetSpec, databaseUrl: string 
       const bytes = config.databaseUrl ? await postgresBytes(config.databaseUrl) : dirBytes(config.dataDir);
       const server = await startProcess([CLI, 'serve', ...(config.databaseUrl ? ['--database-url', config.databaseUrl] : ['--data-dir', config.dataDir]), '--port', '0'], ORDERS);
       log(`${name}: serve answered its first page ${server.startMs.toFixed(0)} ms after spawn; store ${(bytes / 1e6).toFixed(0)} MB`);
-      backends.push({ name, config, server, bytes, store: await openStore(config, { readonly: true }) });
+      backends.push({ name, config, server, bytes, store: await openStore(config, { readOnly: true }) });
     }
     const first = backends[0]!;
     const shapes = await chooseShapes(first.store);

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { openStore, openWriter } from '../src/store/open.js';
 import { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION, storedSchemaVersion } from '../src/store/postgres/schema.js';
 import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js';
-import { PAGE_BYTES } from '../src/store/sqlite/store.js';
+import { PAGE_BYTES } from '../src/store/sqlite/database.js';
 
 export const BENCH_DATA = fileURLToPath(new URL('../../bench/data/', import.meta.url));
 
@@ -68,10 +68,10 @@ export async function ingestedDataset(spec: DatasetSpec): Promise<Dataset> {
   if (!existsSync(done) || readFileSync(done, 'utf8') !== marker) {
     rmSync(dataDir, { recursive: true, force: true });
     log(`ingesting ${summary.events} events into ${dataDir}`);
-    const store = await openStore({ dataDir });
+    const writer = await openWriter({ dataDir });
     const started = Date.now();
-    const stats = await ingest(fileSource(file), store);
-    await store.close();
+    const stats = await ingest(fileSource(file), writer);
+    await writer.close();
     log(`ingested ${stats.events} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     writeFileSync(done, marker);
   }
@@ -94,7 +94,7 @@ export async function ingestedPostgres(ds: Dataset, spec: DatasetSpec, serverUrl
     if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${database}`);
     // As for the embedded store: a database of another schema version is ingested again, not migrated.
     if ((await schemaVersionOf(url.toString())) === POSTGRES_SCHEMA_VERSION) {
-      const embedded = await openStore({ dataDir: ds.dataDir }, { readonly: true });
+      const embedded = await openStore({ dataDir: ds.dataDir }, { readOnly: true });
       const want = (await embedded.lastBlock())?.height;
       await embedded.close();
       const store = await openStore({ dataDir: ds.dataDir, databaseUrl: url.toString() });

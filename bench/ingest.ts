@@ -3,8 +3,7 @@
  * a fresh embedded store, in one run beside
  *  - reading and decoding the same file without storing it (the ceiling the
  *    store is measured against), and
- *  - the same ingest committing every block on its own (what grouping saves),
- *  - the same ingest reading and writing on one thread (what the writer thread saves).
+ *  - the same ingest committing every block on its own (what grouping saves).
  * With --database-url URL (or DATABASE_URL), the same file is ingested into
  * PostgreSQL too, into a database the benchmark creates and drops (the URL's
  * role needs CREATEDB), beside the embedded store's grouped ingest;
@@ -19,7 +18,8 @@ import pg from 'pg';
 import type { CommitLimits } from '../src/ingest/commit-group.js';
 import { fileSource } from '../src/ingest/file-source.js';
 import { ingest } from '../src/ingest/ingester.js';
-import { openStore, openWriter, type StoreConfig } from '../src/store/open.js';
+import { openWriter } from '../src/store/open.js';
+import type { StoreConfig } from '../src/store/store.js';
 import { displayUrl } from '../src/store/postgres/connection.js';
 import { eventFile } from './dataset.js';
 
@@ -45,9 +45,9 @@ function flushDisks(): void {
   }
 }
 
-async function timedIngest(file: string, config: StoreConfig, commit?: Partial<CommitLimits>, writerThread = true): Promise<Timed> {
+async function timedIngest(file: string, config: StoreConfig, commit?: Partial<CommitLimits>): Promise<Timed> {
   flushDisks();
-  const store = writerThread ? await openWriter(config) : await openStore(config);
+  const store = await openWriter(config);
   const t = performance.now();
   const stats = await ingest(fileSource(file), store, { commit });
   const secs = (performance.now() - t) / 1000;
@@ -55,10 +55,10 @@ async function timedIngest(file: string, config: StoreConfig, commit?: Partial<C
   return { rate: stats.events / secs, secs, blocks: stats.blocksCommitted };
 }
 
-async function embeddedIngest(file: string, dataDir: string, commit?: Partial<CommitLimits>, writerThread = true): Promise<Timed> {
+async function embeddedIngest(file: string, dataDir: string, commit?: Partial<CommitLimits>): Promise<Timed> {
   rmSync(dataDir, { recursive: true, force: true });
   try {
-    return await timedIngest(file, { dataDir }, commit, writerThread);
+    return await timedIngest(file, { dataDir }, commit);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -120,12 +120,9 @@ async function main() {
   if (databaseUrl === undefined) {
     const single = await embeddedIngest(file, dataDir, { maxBlocks: 1 });
     console.log(`ingest, a commit per block  : ${rate(single.rate)} (${single.secs.toFixed(1)} s, ${single.blocks} blocks)`);
-    const oneThread = await embeddedIngest(file, dataDir, undefined, false);
-    console.log(`ingest, grouped, one thread : ${rate(oneThread.rate)} (${oneThread.secs.toFixed(1)} s, ${oneThread.blocks} blocks)`);
     const grouped = await embeddedIngest(file, dataDir);
     console.log(`ingest, grouped commits     : ${rate(grouped.rate)} (${grouped.secs.toFixed(1)} s, ${grouped.blocks} blocks)  <- the figure`);
     console.log(`grouped / per block         : ${(grouped.rate / single.rate).toFixed(2)}`);
-    console.log(`grouped / one thread        : ${(grouped.rate / oneThread.rate).toFixed(2)}`);
     console.log(`grouped / decode only       : ${(grouped.rate / decodeRate).toFixed(2)}   target: 150,000 events/s (issue 11)`);
     return;
   }

@@ -21,7 +21,8 @@ import { parseArgs, promisify } from 'node:util';
 import { orderCursors } from '../src/api/cursor.js';
 import { readOrderFilter, readPagination } from '../src/api/params.js';
 import { readQuery } from '../src/api/query.js';
-import { openStore, type StoreConfig } from '../src/store/open.js';
+import { openStore,  } from '../src/store/open.js';
+import type { StoreConfig } from '../src/store/store.js';
 import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from '../test/support/pg-server.js';
 import { BENCH_DATA, ingestedDataset, ingestedPostgres, type DatasetSpec } from './dataset.js';
 
@@ -78,7 +79,7 @@ async function http(url: string): Promise<Measure> {
 
 /** The same query straight on the store, in this process, one at a time. */
 async function raw(config: StoreConfig, path: string): Promise<Measure> {
-  const store = await openStore(config, { readonly: true });
+  const store = await openStore(config, { readOnly: true });
   const q = readQuery(path);
   const filter = readOrderFilter(q);
   const page = readPagination(q, orderCursors);

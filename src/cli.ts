@@ -4,16 +4,16 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { DEFAULT_ANSWER_CACHE_BYTES } from './api/answer-cache.js';
+import { asLedgerError, IngestError, InternalError, UsageError } from './errors.js';
 import { fileSource, plainFileSize } from './ingest/file-source.js';
-import { IngestError } from './ingest/errors.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
-import { SOURCE_SPEC_HELP, SourceSpecError, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
-import { DEFAULT_ANSWER_CACHE_BYTES } from './api/answer-cache.js';
-import { serve as serveCommand } from './serve.js';
+import { SOURCE_SPEC_HELP, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
+import { runServe } from './serve.js';
 import { writeEventFile } from './simulate/write.js';
-import { DEFAULT_DATA_DIR, openWriter, type StoreConfig } from './store/open.js';
-import { SchemaVersionError } from './store/store.js';
+import { DEFAULT_DATA_DIR, openWriter } from './store/open.js';
+import type { StoreConfig } from './store/store.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
 
@@ -83,8 +83,6 @@ const common = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
-class UsageError extends Error {}
-
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, positionals = false) {
   try {
     return parseArgs({ args, options: { ...common, ...options }, allowPositionals: positionals, strict: true });
@@ -107,7 +105,7 @@ function cacheBytesOf(value: string | undefined): number | undefined {
 }
 
 /** HTTP processes: --workers, else one per core. */
-function workersOf(value: string | undefined): number {
+function httpProcessesOf(value: string | undefined): number {
   return positiveInt('workers', value, availableParallelism());
 }
 
@@ -134,7 +132,7 @@ function storeOf(values: { 'data-dir'?: string | undefined; 'database-url'?: str
   return { dataDir: dataDirOf(values['data-dir'], fallbackDir), databaseUrl: url };
 }
 
-async function serve(args: string[]): Promise<void> {
+async function serveCommand(args: string[]): Promise<void> {
   const { values } = parse(args, {
     port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
     follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' }, 'no-ingest': { type: 'boolean' },
@@ -150,8 +148,8 @@ async function serve(args: string[]): Promise<void> {
   const live = values.source === undefined ? undefined : {
     spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
   };
-  await serveCommand({
-    store, host: values.host ?? '127.0.0.1', port: port(values.port), live, readOnly, workers: workersOf(values.workers),
+  await runServe({
+    store, host: values.host ?? '127.0.0.1', port: port(values.port), live, readOnly, httpProcesses: httpProcessesOf(values.workers),
     answerCacheBytes: cacheBytesOf(values['answer-cache-mb']),
   });
 }
@@ -211,7 +209,7 @@ async function ingestCommand(args: string[]): Promise<void> {
   await ingestFiles(positionals, storeOf(values), values['allow-gaps'] ?? false);
 }
 
-async function simulate(args: string[]): Promise<void> {
+async function simulateCommand(args: string[]): Promise<void> {
   const { values } = parse(args, {
     out: { type: 'string' }, blocks: { type: 'string' }, seed: { type: 'string' },
     'orders-per-block': { type: 'string' },
@@ -233,7 +231,7 @@ async function simulate(args: string[]): Promise<void> {
   );
 }
 
-async function demo(args: string[]): Promise<void> {
+async function demoCommand(args: string[]): Promise<void> {
   const { values } = parse(args, {
     port: { type: 'string' }, host: { type: 'string' }, blocks: { type: 'string' }, seed: { type: 'string' },
     workers: { type: 'string' },
@@ -242,11 +240,11 @@ async function demo(args: string[]): Promise<void> {
   const store = storeOf(values, join(DEFAULT_DATA_DIR, 'demo'));
   const file = join(store.dataDir, 'demo.events');
   if (!existsSync(file)) {
-    await simulate(['--out', file, '--blocks', values.blocks ?? '500', '--seed', values.seed ?? '1']);
+    await simulateCommand(['--out', file, '--blocks', values.blocks ?? '500', '--seed', values.seed ?? '1']);
   }
   await ingestFiles([file], store, false);
-  const address = await serveCommand({
-    store, host: values.host ?? '127.0.0.1', port: port(values.port), readOnly: false, workers: workersOf(values.workers),
+  const address = await runServe({
+    store, host: values.host ?? '127.0.0.1', port: port(values.port), readOnly: false, httpProcesses: httpProcessesOf(values.workers),
   });
   const base = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   console.log(`
@@ -260,25 +258,8 @@ ledger-query is serving the demo network at ${base} (Ctrl-C stops it). Try:
 }
 
 const commands: Record<string, (args: string[]) => Promise<void>> = {
-  serve, ingest: ingestCommand, simulate, demo,
+  serve: serveCommand, ingest: ingestCommand, simulate: simulateCommand, demo: demoCommand,
 };
-
-/** SQLSTATEs of a server that will not let this instance write: a SELECT-only role, a read replica. */
-const WRITE_REFUSED = new Set(['42501', '25006']);
-
-/**
- * An error PostgreSQL answered (it carries a five-character SQLSTATE), as one
- * line for the operator; undefined for anything else.
- */
-function databaseRefusal(e: unknown): string | undefined {
-  if (!(e instanceof Error)) return undefined;
-  const { code, severity } = e as Error & { code?: unknown; severity?: unknown };
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || typeof severity !== 'string') return undefined;
-  const hint = WRITE_REFUSED.has(code)
-    ? ' (an instance that only serves queries, with a role that may only SELECT or on a read replica, is started with serve --no-ingest)'
-    : '';
-  return `PostgreSQL: ${e.message}${hint}`;
-}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -295,29 +276,13 @@ async function main(argv: string[]): Promise<number> {
     await command(rest);
     return 0;
   } catch (e) {
-    if (e instanceof UsageError || e instanceof SourceSpecError) {
-      process.stderr.write(`ledger-query ${name}: ${e.message}\n${name in HELP ? HELP[name as keyof typeof HELP] : ''}`);
-      return 2;
-    }
-    if (e instanceof SchemaVersionError) {
-      process.stderr.write(`ledger-query ${name}: ${e.message}\n`);
-      return 1;
-    }
-    if (e instanceof IngestError) {
-      process.stderr.write(`ledger-query ${name}: ingestion stopped: ${e.message}\n`);
-      return 1;
-    }
-    const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
-      process.stderr.write(`ledger-query ${name}: ${(e as Error).message}\n`);
-      return 1;
-    }
-    const refusal = databaseRefusal(e);
-    if (refusal !== undefined) {
-      process.stderr.write(`ledger-query ${name}: ${refusal}\n`);
-      return 1;
-    }
-    throw e;
+    // Every expected fault is an error of the catalogue, which gives the exit status; the rest is a bug.
+    const error = asLedgerError(e);
+    const help = error instanceof UsageError && name in HELP ? HELP[name as keyof typeof HELP] : '';
+    const what = error instanceof IngestError ? 'ingestion stopped: ' : error instanceof InternalError ? 'internal error (a bug; please report it): ' : '';
+    process.stderr.write(`ledger-query ${name}: ${what}${error.message}\n${help}`);
+    if (error instanceof InternalError) process.stderr.write(`${(error.cause as Error | undefined)?.stack ?? error.stack}\n`);
+    return error.exitStatus;
   }
 }
 

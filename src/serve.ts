@@ -1,19 +1,21 @@
 /**
- * The processes of `ledger-query serve`. With one worker, one process answers
- * and (with a source) ingests in a thread of its own. With more, this process
- * is the primary: it migrates, ingests (still exactly one writer), and forks
- * HTTP workers (./serve-worker.ts) that share the port, each with a read-only
- * connection of its own, so queries use every core. Readers never see half a
- * block: each block commits in one transaction.
+ * The processes of `ledger-query serve`. With one HTTP process, this process
+ * answers and (with a source) ingests on its ingest thread. With more, this
+ * process is the primary: it migrates, ingests (still exactly one writer),
+ * and forks HTTP processes (./http-process.ts, node:cluster's workers) that
+ * share the port, each with a read-only connection of its own, so queries use
+ * every core. Readers never see half a block: each block commits in one
+ * transaction.
  */
-import cluster, { type Worker } from 'node:cluster';
+import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
+import { HttpProcessError, StoreNotFoundError } from './errors.js';
 import { startBackgroundIngest, type BackgroundIngest, type IngestStatus } from './ingest/background.js';
-import { openStore, type StoreConfig } from './store/open.js';
-import { SchemaVersionError } from './store/store.js';
+import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './serve-protocol.js';
+import { databasePath, openStore } from './store/open.js';
+import type { StoreConfig } from './store/store.js';
 
 export interface LiveSource {
   spec: string;
@@ -26,7 +28,7 @@ export interface ServeOptions {
   host: string;
   port: number;
   /** HTTP processes; 1 answers in this process. */
-  workers: number;
+  httpProcesses: number;
   /** Ingest from this source while serving. */
   live?: LiveSource | undefined;
   /** Never migrate or write: a PostgreSQL role may have SELECT only, or the database be a replica. */
@@ -35,43 +37,28 @@ export interface ServeOptions {
   answerCacheBytes?: number | undefined;
 }
 
-/** What the primary hands each HTTP worker. */
-export interface WorkerSetup {
-  store: StoreConfig;
-  host: string;
-  port: number;
-  /** The source the primary ingests from, if any: workers report how that goes. */
-  source: string | undefined;
-  answerCacheBytes: number | undefined;
-}
-
-/** A worker asks the primary how ingestion goes; the primary answers with the same id. */
-export type WorkerMessage = { type: 'ingestStatus?'; id: number };
-export type PrimaryMessage = { type: 'ingestStatus'; id: number; status: IngestStatus };
-
 const logLevel = () => process.env.LOG_LEVEL ?? 'info';
 const logRequests = () => process.env.LOG_REQUESTS === '1';
 
 /** Checks (and unless readOnly, creates or migrates) the store before anyone serves it. */
 async function prepareStore(o: ServeOptions): Promise<void> {
-  if (o.readOnly && o.store.databaseUrl === undefined && !existsSync(join(o.store.dataDir, 'ledger.db'))) {
-    throw new SchemaVersionError(`no ledger-query store in ${o.store.dataDir}: ingest into it, or serve without --no-ingest, once to create it`);
+  if (o.readOnly && o.store.databaseUrl === undefined && !existsSync(databasePath(o.store.dataDir))) {
+    throw new StoreNotFoundError(`no ledger-query store in ${o.store.dataDir}: ingest into it, or serve without --no-ingest, once to create it`);
   }
-  if (!o.readOnly) await (await openStore(o.store)).close();
-  // A read-only instance checks the schema as it opens.
-  else await (await openStore(o.store, { readonly: true })).close();
+  // A read-only instance checks the schema as it opens; the others create or migrate it.
+  await (await openStore(o.store, { readOnly: o.readOnly })).close();
 }
 
 /** Serves until SIGINT or SIGTERM; resolves with the address once listening. */
-export async function serve(o: ServeOptions): Promise<string> {
+export async function runServe(o: ServeOptions): Promise<string> {
   await prepareStore(o);
-  return o.workers <= 1 ? serveHere(o) : servePrimary(o);
+  return o.httpProcesses <= 1 ? serveHere(o) : servePrimary(o);
 }
 
 async function serveHere(o: ServeOptions): Promise<string> {
-  // Loaded here: a primary of HTTP workers answers nothing itself, and starts them the sooner without it.
+  // Loaded here: a primary of HTTP processes answers nothing itself, and starts them the sooner without it.
   const { buildServer } = await import('./api/server.js');
-  const store = await openStore(o.store, { readonly: true });
+  const store = await openStore(o.store, { readOnly: true });
   let ingestion: BackgroundIngest | undefined;
   const app = await buildServer({
     store, logger: { level: logLevel() }, logRequests: logRequests(), answerCacheBytes: o.answerCacheBytes,
@@ -94,13 +81,12 @@ async function serveHere(o: ServeOptions): Promise<string> {
 }
 
 /**
- * Node's flags for the HTTP workers: this process's, and V8's young
+ * Node's flags for the HTTP processes: this process's, and V8's young
  * generation in semi-spaces of 2 MB rather than 16, unless the user set
- * them. In alternated runs on the 1M-order store the smaller one saved 20-40
- * MB per worker; uncached pages of 50 ran within noise, pages of 1000 at ~0.8x
+ * them: 20-40 MB less per process at the same rate for pages of 50
  * (BENCHMARKS.md, "Smaller HTTP workers").
  */
-function workerExecArgv(): string[] {
+function httpProcessExecArgv(): string[] {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   // V8 takes its flags with dashes or underscores.
   if (given.some((flag) => flag.replaceAll('_', '-').startsWith('--max-semi-space-size'))) return process.execArgv;
@@ -114,52 +100,52 @@ async function servePrimary(o: ServeOptions): Promise<string> {
     onLog: (level, msg) => log[level](msg),
     onListening: (a) => log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
   });
-  const setup: WorkerSetup = { store: o.store, host: o.host, port: o.port, source: o.live?.spec, answerCacheBytes: o.answerCacheBytes };
+  const setup: HttpProcessSetup = { store: o.store, host: o.host, port: o.port, source: o.live?.spec, answerCacheBytes: o.answerCacheBytes };
   cluster.setupPrimary({
-    exec: fileURLToPath(new URL('./serve-worker.js', import.meta.url)),
-    execArgv: workerExecArgv(),
+    exec: fileURLToPath(new URL('./http-process.js', import.meta.url)),
+    execArgv: httpProcessExecArgv(),
     // bigint fields of the status cross as they are.
     serialization: 'advanced',
   });
   let stopping = false;
-  const workers = new Set<Worker>();
+  const processes = new Set<ClusterWorker>();
   const fork = () => {
-    const worker = cluster.fork({ LEDGER_QUERY_WORKER: JSON.stringify(setup) });
-    workers.add(worker);
-    worker.on('message', (m: WorkerMessage) => {
+    const child = cluster.fork({ [HTTP_PROCESS_SETUP]: JSON.stringify(setup) });
+    processes.add(child);
+    child.on('message', (m: HttpProcessMessage) => {
       if (m.type === 'ingestStatus?' && ingestion) {
-        worker.send({ type: 'ingestStatus', id: m.id, status: ingestion.status() } satisfies PrimaryMessage);
+        child.send({ type: 'ingestStatus', id: m.id, status: ingestion.status() } satisfies PrimaryMessage);
       }
     });
-    worker.once('exit', (code, signal) => {
-      workers.delete(worker);
+    child.once('exit', (code, signal) => {
+      processes.delete(child);
       if (stopping) return;
-      // A worker that dies is replaced: the others serve meanwhile.
-      log.error(`HTTP worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+      // An HTTP process that dies is replaced: the others serve meanwhile.
+      log.error(`HTTP process ${child.process.pid} exited (${signal ?? code}); starting another`);
       fork();
     });
-    return worker;
+    return child;
   };
-  // Listening once every worker is: with none left listening, node:cluster would close the port.
+  // Listening once every HTTP process is: with none left listening, node:cluster would close the port.
   const listening = new Promise<string>((resolve, reject) => {
-    let waiting = o.workers;
-    for (let i = 0; i < o.workers; i++) {
-      const worker = fork();
-      worker.once('listening', (address) => {
+    let waiting = o.httpProcesses;
+    for (let i = 0; i < o.httpProcesses; i++) {
+      const child = fork();
+      child.once('listening', (address) => {
         if (--waiting === 0) resolve(`http://${o.host}:${address.port}`);
       });
-      worker.once('exit', (code) => {
-        // Stopped before every worker listened: close() ends the process.
-        if (!stopping) reject(new Error(`HTTP worker exited (code ${code}) before listening`));
+      child.once('exit', (code) => {
+        // Stopped before every HTTP process listened: close() ends the process.
+        if (!stopping) reject(new HttpProcessError(`an HTTP process exited (code ${code}) before listening`));
       });
     }
   });
-  // Ingestion and the workers stop side by side: neither waits for the other.
+  // Ingestion and the HTTP processes stop side by side: neither waits for the other.
   const close = async () => {
     stopping = true;
     await Promise.all([
       ingestion?.stop(),
-      ...[...workers].map((w) => new Promise((resolve) => {
+      ...[...processes].map((w) => new Promise((resolve) => {
         w.once('exit', resolve);
         w.kill('SIGTERM');
       })),
@@ -169,6 +155,6 @@ async function servePrimary(o: ServeOptions): Promise<string> {
   process.once('SIGINT', close);
   process.once('SIGTERM', close);
   const address = await listening;
-  log.info(`${o.workers} HTTP workers listening at ${address}`);
+  log.info(`${o.httpProcesses} HTTP processes listening at ${address}`);
   return address;
 }

@@ -14,6 +14,7 @@
  */
 import type { BundleKey } from '../domain/bundle.js';
 import type { OrderKey } from '../domain/order.js';
+import { InternalError } from '../errors.js';
 
 export interface CursorCodec<K> {
   encode(key: K): string;
@@ -56,7 +57,7 @@ function encodeKey(tag: number, time: bigint, id: string): string {
   scratch[0] = tag;
   scratch.writeBigInt64BE(time, TIME_AT);
   if (id.length !== ID_BYTES * 2 || scratch.write(id, ID_AT, ID_BYTES, 'hex') !== ID_BYTES) {
-    throw new Error(`cannot encode a cursor for id ${JSON.stringify(id)}: not 64 hex characters`);
+    throw new InternalError(`cannot encode a cursor for id ${JSON.stringify(id)}: not 64 hex characters`);
   }
   scratch.writeUInt32BE(checksum(scratch), CHECK_AT);
   return scratch.toString('base64url');

@@ -1,7 +1,10 @@
 /**
- * The error body of the original gateway: a google.rpc.Status in JSON, whose
- * details carry the data node's own ErrorDetail.
+ * The HTTP API's part of the error catalogue (../errors.ts): every refusal
+ * it answers, each with the gRPC code of the original gateway's body (a
+ * google.rpc.Status in JSON) and, where the data node has one, its
+ * ErrorDetail code and message.
  */
+import { LedgerError } from '../errors.js';
 
 /** gRPC status codes we answer with. */
 export const GrpcCode = {
@@ -33,7 +36,7 @@ export function httpStatusOf(code: GrpcCode): number {
   return httpStatusByGrpcCode[code];
 }
 
-/** The reverse mapping, for errors Fastify itself raises with an HTTP status. */
+/** The reverse mapping, for what Fastify and Node refuse with an HTTP status. */
 export function grpcCodeOfHttpStatus(status: number): GrpcCode {
   switch (status) {
     case 401: return GrpcCode.Unauthenticated;
@@ -46,16 +49,6 @@ export function grpcCodeOfHttpStatus(status: number): GrpcCode {
     default: return status >= 400 && status < 500 ? GrpcCode.InvalidArgument : GrpcCode.Internal;
   }
 }
-
-/** The data node's error kinds (vega.ErrorDetail code and message). */
-export interface DetailKind {
-  readonly code: number;
-  readonly message: string;
-}
-
-export const InvalidPagination: DetailKind = { code: 10028, message: 'invalid pagination' };
-export const InvalidFilter: DetailKind = { code: 10029, message: 'invalid filter' };
-export const EpochIdParse: DetailKind = { code: 10036, message: 'failed to parse epoch id' };
 
 export const ERROR_DETAIL_TYPE = 'type.googleapis.com/vega.ErrorDetail';
 
@@ -72,16 +65,26 @@ export interface ErrorBody {
   details: ErrorDetail[];
 }
 
-/** An error whose message is safe to show to the client as it is. */
-export class ApiError extends Error {
+/** A refusal whose message is safe to show to the client as it is. */
+export abstract class ApiError extends LedgerError {
+  /** The gRPC code of the body; the HTTP status follows from it. */
+  static readonly grpc: GrpcCode = GrpcCode.Internal;
+  /** The data node's ErrorDetail kind, when it has one for this refusal. */
+  static readonly detail: { readonly code: number; readonly message: string } | undefined = undefined;
+
   readonly grpcCode: GrpcCode;
   readonly details: ErrorDetail[];
 
-  constructor(grpcCode: GrpcCode, message: string, details: ErrorDetail[] = []) {
-    super(message);
-    this.name = 'ApiError';
-    this.grpcCode = grpcCode;
-    this.details = details;
+  /**
+   * `reason` names what was refused. With a detail kind, it becomes the
+   * detail's `inner`, and prefixed by the kind's message, the message.
+   */
+  constructor(reason: string, options?: ErrorOptions & { grpc?: GrpcCode }) {
+    const kind = new.target as unknown as typeof ApiError;
+    const detail = kind.detail;
+    super(detail ? `${detail.message}: ${reason}` : reason, options);
+    this.grpcCode = options?.grpc ?? kind.grpc;
+    this.details = detail ? [{ '@type': ERROR_DETAIL_TYPE, code: detail.code, message: detail.message, inner: reason }] : [];
   }
 
   get httpStatus(): number {
@@ -93,24 +96,59 @@ export class ApiError extends Error {
   }
 }
 
-/**
- * A 400 for a bad request value. `reason` names the parameter and the value;
- * it becomes the detail's `inner` and, prefixed by the kind, the message.
- */
-export function invalidArgument(kind: DetailKind, reason: string): ApiError {
-  return new ApiError(GrpcCode.InvalidArgument, `${kind.message}: ${reason}`, [
-    { '@type': ERROR_DETAIL_TYPE, code: kind.code, message: kind.message, inner: reason },
-  ]);
+/** A pagination parameter the original refuses (detail 10028). */
+export class InvalidPaginationError extends ApiError {
+  static override readonly code = 'LQ_INVALID_PAGINATION';
+  static override readonly grpc = GrpcCode.InvalidArgument;
+  static override readonly detail = { code: 10028, message: 'invalid pagination' };
 }
 
-export function notFound(): ApiError {
-  return new ApiError(GrpcCode.NotFound, 'Not Found');
+/** A filter parameter the original refuses (detail 10029). */
+export class InvalidFilterError extends ApiError {
+  static override readonly code = 'LQ_INVALID_FILTER';
+  static override readonly grpc = GrpcCode.InvalidArgument;
+  static override readonly detail = { code: 10029, message: 'invalid filter' };
+}
+
+/** An epochSeq that is not a base-10 integer (detail 10036). */
+export class InvalidEpochError extends ApiError {
+  static override readonly code = 'LQ_INVALID_EPOCH';
+  static override readonly grpc = GrpcCode.InvalidArgument;
+  static override readonly detail = { code: 10036, message: 'failed to parse epoch id' };
+}
+
+/** A query string that does not parse (a bad %-escape). */
+export class MalformedQueryError extends ApiError {
+  static override readonly code = 'LQ_MALFORMED_QUERY';
+  static override readonly grpc = GrpcCode.InvalidArgument;
+}
+
+/** What Fastify or Node's HTTP parser refuses, with the HTTP status they chose. */
+export class HttpRefusalError extends ApiError {
+  static override readonly code = 'LQ_HTTP_REFUSED';
+  static override readonly grpc = GrpcCode.InvalidArgument;
+}
+
+/** A path no route serves. */
+export class RouteNotFoundError extends ApiError {
+  static override readonly code = 'LQ_NOT_FOUND';
+  static override readonly grpc = GrpcCode.NotFound;
 }
 
 /** What the client sees of any failure we did not anticipate; the cause goes to the log only. */
-export function internalError(): ApiError {
-  return new ApiError(GrpcCode.Internal, 'internal error');
+export class InternalApiError extends ApiError {
+  static override readonly code = 'LQ_API_INTERNAL';
+  static override readonly grpc = GrpcCode.Internal;
 }
+
+/** The API's refusals, for the catalogue's test and the README's table. */
+export const API_ERROR_KINDS = [
+  InvalidPaginationError, InvalidFilterError, InvalidEpochError, MalformedQueryError, HttpRefusalError,
+  RouteNotFoundError, InternalApiError,
+] as const;
+
+/** A kind of refusal that names a parameter: the detail kinds of the original. */
+export type ParameterRefusal = typeof InvalidPaginationError | typeof InvalidFilterError | typeof InvalidEpochError;
 
 const MAX_ECHOED_VALUE = 100;
 

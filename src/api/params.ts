@@ -8,7 +8,7 @@ import { OrderStatus, OrderType, TimeInForce, parseEnum, type EnumTable } from '
 import { NETWORK_PARTY, type OrderFilter } from '../domain/order.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../domain/page.js';
 import type { CursorCodec } from './cursor.js';
-import { EpochIdParse, InvalidFilter, InvalidPagination, invalidArgument, quote, type DetailKind } from './errors.js';
+import { InvalidEpochError, InvalidFilterError, InvalidPaginationError, quote, type ParameterRefusal } from './errors.js';
 import type { QueryParam, QueryParams } from './query.js';
 
 const INT64_MIN = -(2n ** 63n);
@@ -30,16 +30,16 @@ export function parseBoolean(text: string): boolean | undefined {
   return BOOLEANS.get(text);
 }
 
-function refuse(kind: DetailKind, param: QueryParam, rule: string): never {
-  throw invalidArgument(kind, `${param.key}=${quote(param.value)}: ${rule}`);
+function refuse(kind: ParameterRefusal, param: QueryParam, rule: string): never {
+  throw new kind(`${param.key}=${quote(param.value)}: ${rule}`);
 }
 
 /** The single value of a non-repeated parameter; given twice is an error, as in the original. */
-function single(q: QueryParams, name: string, kind: DetailKind): QueryParam | undefined {
+function single(q: QueryParams, name: string, kind: ParameterRefusal): QueryParam | undefined {
   const given = q.all(name);
   if (given.length > 1) {
     const [a, b] = given as [QueryParam, QueryParam];
-    throw invalidArgument(kind, `${a.key}=${quote(a.value)} and ${b.key}=${quote(b.value)}: ${name} may be given only once`);
+    throw new kind(`${a.key}=${quote(a.value)} and ${b.key}=${quote(b.value)}: ${name} may be given only once`);
   }
   return given[0];
 }
@@ -61,7 +61,7 @@ function unique<T>(values: T[]): T[] {
   return values.length < 2 ? values : [...new Set(values)];
 }
 
-function readBoolean(q: QueryParams, name: string, kind: DetailKind): boolean | undefined {
+function readBoolean(q: QueryParams, name: string, kind: ParameterRefusal): boolean | undefined {
   const param = single(q, name, kind);
   if (param === undefined) return undefined;
   const value = parseBoolean(param.value);
@@ -70,26 +70,23 @@ function readBoolean(q: QueryParams, name: string, kind: DetailKind): boolean | 
 }
 
 function readPageSize(q: QueryParams, name: string): number | undefined {
-  const param = single(q, name, InvalidPagination);
+  const param = single(q, name, InvalidPaginationError);
   if (param === undefined) return undefined;
   const size = SIGNED_DECIMAL.test(param.value) ? Number(param.value) : NaN;
   if (!(size >= 1 && size <= MAX_PAGE_SIZE)) {
-    refuse(InvalidPagination, param, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    refuse(InvalidPaginationError, param, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
   }
   return size;
 }
 
 /** A cursor parameter; an empty value counts as absent, so scripts can pass an empty "previous cursor". */
 function readCursorParam(q: QueryParams, name: string): QueryParam | undefined {
-  const param = single(q, name, InvalidPagination);
+  const param = single(q, name, InvalidPaginationError);
   return param === undefined || param.value === '' ? undefined : param;
 }
 
 function conflict(a: QueryParam, b: QueryParam): never {
-  throw invalidArgument(
-    InvalidPagination,
-    `${a.key}=${quote(a.value)} and ${b.key}=${quote(b.value)} cannot be used together`,
-  );
+  throw new InvalidPaginationError(`${a.key}=${quote(a.value)} and ${b.key}=${quote(b.value)} cannot be used together`);
 }
 
 /**
@@ -97,8 +94,8 @@ function conflict(a: QueryParam, b: QueryParam): never {
  * `before`; a cursor alone implies its direction with the default size.
  */
 export function readPagination<K>(q: QueryParams, cursors: CursorCodec<K>): PageRequest<K> {
-  const firstParam = single(q, 'pagination.first', InvalidPagination);
-  const lastParam = single(q, 'pagination.last', InvalidPagination);
+  const firstParam = single(q, 'pagination.first', InvalidPaginationError);
+  const lastParam = single(q, 'pagination.last', InvalidPaginationError);
   const after = readCursorParam(q, 'pagination.after');
   const before = readCursorParam(q, 'pagination.before');
   if (firstParam && lastParam) conflict(firstParam, lastParam);
@@ -108,7 +105,7 @@ export function readPagination<K>(q: QueryParams, cursors: CursorCodec<K>): Page
 
   const first = readPageSize(q, 'pagination.first');
   const last = readPageSize(q, 'pagination.last');
-  const newestFirst = readBoolean(q, 'pagination.newestFirst', InvalidPagination) ?? true;
+  const newestFirst = readBoolean(q, 'pagination.newestFirst', InvalidPaginationError) ?? true;
   const backward = last !== undefined || before !== undefined;
   const cursorParam = backward ? before : after;
 
@@ -119,7 +116,7 @@ export function readPagination<K>(q: QueryParams, cursors: CursorCodec<K>): Page
   };
   if (cursorParam !== undefined) {
     const cursor = cursors.decode(cursorParam.value);
-    if (cursor === undefined) refuse(InvalidPagination, cursorParam, 'not a cursor of this listing');
+    if (cursor === undefined) refuse(InvalidPaginationError, cursorParam, 'not a cursor of this listing');
     page.cursor = cursor;
   }
   return page;
@@ -130,7 +127,7 @@ function readEnums(q: QueryParams, name: string, table: EnumTable): number[] | u
   if (given.length === 0) return undefined;
   return unique(given.map((param) => {
     const value = parseEnum(table, param.value);
-    if (value === undefined) refuse(InvalidFilter, param, `not a ${table.typeName} name or number`);
+    if (value === undefined) refuse(InvalidFilterError, param, `not a ${table.typeName} name or number`);
     return value;
   }));
 }
@@ -141,18 +138,18 @@ function readIds(q: QueryParams, name: string, what: string, allowNetwork: boole
   return unique(given.map((param) => {
     if (allowNetwork && param.value === NETWORK_PARTY) return NETWORK_PARTY;
     if (!HEX_ID.test(param.value)) {
-      refuse(InvalidFilter, param, `not a ${what} (64 hex characters${allowNetwork ? ` or "${NETWORK_PARTY}"` : ''})`);
+      refuse(InvalidFilterError, param, `not a ${what} (64 hex characters${allowNetwork ? ` or "${NETWORK_PARTY}"` : ''})`);
     }
     return param.value.toLowerCase();
   }));
 }
 
 function readTimestamp(q: QueryParams, name: string): { param: QueryParam; value: bigint } | undefined {
-  const param = single(q, name, InvalidFilter);
+  const param = single(q, name, InvalidFilterError);
   if (param === undefined) return undefined;
   const value = SIGNED_DECIMAL.test(param.value) ? BigInt(param.value) : undefined;
   if (value === undefined || value < INT64_MIN || value > INT64_MAX) {
-    refuse(InvalidFilter, param, 'not an int64 Unix time in nanoseconds');
+    refuse(InvalidFilterError, param, 'not an int64 Unix time in nanoseconds');
   }
   return { param, value };
 }
@@ -165,56 +162,53 @@ export function readOrderFilter(q: QueryParams): OrderFilter {
   if (types) filter.types = types;
   const timeInForces = readEnums(q, 'filter.timeInForces', TimeInForce);
   if (timeInForces) filter.timeInForces = timeInForces;
-  if (readBoolean(q, 'filter.excludeLiquidity', InvalidFilter)) filter.excludeLiquidity = true;
+  if (readBoolean(q, 'filter.excludeLiquidity', InvalidFilterError)) filter.excludeLiquidity = true;
   const partyIds = readIds(q, 'filter.partyIds', 'party id', true);
   if (partyIds) filter.partyIds = partyIds;
   const marketIds = readIds(q, 'filter.marketIds', 'market id', false);
   if (marketIds) filter.marketIds = marketIds;
   // The original's reference is an optional string: present but empty matches orders without one.
-  const reference = single(q, 'filter.reference', InvalidFilter);
+  const reference = single(q, 'filter.reference', InvalidFilterError);
   if (reference) filter.reference = reference.value;
 
   const start = readTimestamp(q, 'filter.dateRange.startTimestamp');
   const end = readTimestamp(q, 'filter.dateRange.endTimestamp');
   if (start && end && start.value > end.value) {
-    throw invalidArgument(
-      InvalidFilter,
-      `${start.param.key}=${quote(start.param.value)} is after ${end.param.key}=${quote(end.param.value)}`,
-    );
+    throw new InvalidFilterError(`${start.param.key}=${quote(start.param.value)} is after ${end.param.key}=${quote(end.param.value)}`);
   }
   if (start || end) {
     filter.dateRange = {};
     if (start) filter.dateRange.start = start.value;
     if (end) filter.dateRange.end = end.value;
   }
-  if (readBoolean(q, 'filter.liveOnly', InvalidFilter)) filter.liveOnly = true;
+  if (readBoolean(q, 'filter.liveOnly', InvalidFilterError)) filter.liveOnly = true;
   return filter;
 }
 
 /** The bundle filters are plain strings in the original: empty means "no filter". */
-function nonEmpty(q: QueryParams, name: string, kind: DetailKind): QueryParam | undefined {
+function nonEmpty(q: QueryParams, name: string, kind: ParameterRefusal): QueryParam | undefined {
   const param = single(q, name, kind);
   return param === undefined || param.value === '' ? undefined : param;
 }
 
 export function readBundleFilter(q: QueryParams): BundleFilter {
   const filter: BundleFilter = {};
-  const nodeId = nonEmpty(q, 'nodeId', InvalidFilter);
+  const nodeId = nonEmpty(q, 'nodeId', InvalidFilterError);
   if (nodeId) {
-    if (!HEX_ID.test(nodeId.value)) refuse(InvalidFilter, nodeId, 'not a node id (64 hex characters)');
+    if (!HEX_ID.test(nodeId.value)) refuse(InvalidFilterError, nodeId, 'not a node id (64 hex characters)');
     filter.nodeId = nodeId.value.toLowerCase();
   }
-  const submitter = nonEmpty(q, 'submitter', InvalidFilter);
+  const submitter = nonEmpty(q, 'submitter', InvalidFilterError);
   if (submitter) {
     if (!ETHEREUM_ADDRESS.test(submitter.value)) {
-      refuse(InvalidFilter, submitter, 'not an Ethereum address (0x and 40 hex characters)');
+      refuse(InvalidFilterError, submitter, 'not an Ethereum address (0x and 40 hex characters)');
     }
     filter.submitter = submitter.value.toLowerCase();
   }
-  const epochSeq = nonEmpty(q, 'epochSeq', EpochIdParse);
+  const epochSeq = nonEmpty(q, 'epochSeq', InvalidEpochError);
   if (epochSeq) {
     const value = UNSIGNED_DECIMAL.test(epochSeq.value) ? BigInt(epochSeq.value) : undefined;
-    if (value === undefined || value > UINT64_MAX) refuse(EpochIdParse, epochSeq, 'not a base-10 unsigned 64-bit integer');
+    if (value === undefined || value > UINT64_MAX) refuse(InvalidEpochError, epochSeq, 'not a base-10 unsigned 64-bit integer');
     filter.epochSeq = value;
   }
   return filter;

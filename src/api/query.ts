@@ -2,7 +2,7 @@
  * The raw query string as the original gateway reads it: every key repeated as
  * often as the client sent it, each dotted segment in snake_case or lowerCamel.
  */
-import { ApiError, GrpcCode, quote } from './errors.js';
+import { MalformedQueryError, quote } from './errors.js';
 
 /** One `key=value` pair, with the key spelled as the client sent it (for error messages). */
 export interface QueryParam {
@@ -45,7 +45,7 @@ export function readQuery(url: string): QueryParams {
   const query = url.slice(start + 1);
   if (BAD_ESCAPE.test(query)) {
     const pair = query.split('&').find((p) => BAD_ESCAPE.test(p)) ?? query;
-    throw new ApiError(GrpcCode.InvalidArgument, `malformed query string: ${quote(pair)} has an invalid %-escape`);
+    throw new MalformedQueryError(`malformed query string: ${quote(pair)} has an invalid %-escape`);
   }
   for (const [key, value] of new URLSearchParams(query)) {
     params.add(key, value);

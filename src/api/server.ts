@@ -15,7 +15,7 @@ import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
 import { setBlockHeaders } from './block-headers.js';
 import { bundlesEndpoint } from './bundles-route.js';
-import { ApiError, grpcCodeOfHttpStatus, internalError, notFound } from './errors.js';
+import { ApiError, grpcCodeOfHttpStatus, HttpRefusalError, InternalApiError, RouteNotFoundError } from './errors.js';
 import { FastPath } from './fast-path.js';
 import { healthRoute } from './health-route.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
@@ -51,10 +51,10 @@ function isClientError(error: unknown): error is FastifyError {
 function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ApiError) return sendError(reply, error);
   if (isClientError(error)) {
-    return sendError(reply, new ApiError(grpcCodeOfHttpStatus(error.statusCode ?? 400), error.message));
+    return sendError(reply, new HttpRefusalError(error.message, { grpc: grpcCodeOfHttpStatus(error.statusCode ?? 400) }));
   }
   request.log.error({ err: error }, 'request failed');
-  return sendError(reply, internalError());
+  return sendError(reply, new InternalApiError('internal error'));
 }
 
 /** The network's paged queries, served by Fastify and by the fast path alike. */
@@ -112,7 +112,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     frameworkErrors: handleError,
   });
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((_request, reply) => sendError(reply, notFound()));
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new RouteNotFoundError('Not Found')));
 
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });

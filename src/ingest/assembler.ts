@@ -1,9 +1,9 @@
 import { emptyBlock, type Block } from '../domain/block.js';
+import { CorruptInputError } from '../errors.js';
 import { encodeOrder } from '../wire/order-message.js';
 import type { BusEvent } from './events.js';
 
 /** A BusEvent stream that breaks the block rules; the caller adds the position. */
-export class BlockSequenceError extends Error {}
 
 export interface AssemblerCounts {
   /** Events that belong to no block we can store (before the first BeginBlock). */
@@ -30,7 +30,7 @@ export class BlockAssembler {
   push(e: BusEvent): Block | undefined {
     if (e.kind === 'beginBlock') {
       if (this.open) {
-        throw new BlockSequenceError(`BeginBlock ${e.height} while block ${this.open.height} has no EndBlock`);
+        throw new CorruptInputError(`BeginBlock ${e.height} while block ${this.open.height} has no EndBlock`);
       }
       this.open = { ...emptyBlock(e.height, e.timestamp, e.hash, e.chainId), traceId: e.block, idPrefix: `${e.height}-` };
       return undefined;
@@ -45,18 +45,18 @@ export class BlockAssembler {
     // The framing has no checksum: an event naming another block than its
     // BeginBlock did (the core names each by its hash) is corruption, or a broken stream.
     if (e.block !== block.traceId && e.block !== '' && block.traceId !== '') {
-      throw new BlockSequenceError(`event ${e.id} names block "${e.block}" inside block ${block.height} ("${block.traceId}")`);
+      throw new CorruptInputError(`event ${e.id} names block "${e.block}" inside block ${block.height} ("${block.traceId}")`);
     }
     if (e.id !== '' && !e.id.startsWith(block.idPrefix)) {
-      throw new BlockSequenceError(`event id "${e.id}" does not belong to block ${block.height}`);
+      throw new CorruptInputError(`event id "${e.id}" does not belong to block ${block.height}`);
     }
     if (e.chainId !== block.chainId) {
-      throw new BlockSequenceError(`event ${e.id} has chain id "${e.chainId}", its block has "${block.chainId}"`);
+      throw new CorruptInputError(`event ${e.id} has chain id "${e.chainId}", its block has "${block.chainId}"`);
     }
     switch (e.kind) {
       case 'endBlock':
         if (e.height !== block.height) {
-          throw new BlockSequenceError(`EndBlock ${e.height} closes block ${block.height}`);
+          throw new CorruptInputError(`EndBlock ${e.height} closes block ${block.height}`);
         }
         this.open = undefined;
         return toBlock(block);

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { IngestStats } from './ingester.js';
 import { parseSourceSpec, type SourceSpec } from './source-spec.js';
-import type { WorkerInput, WorkerMessage } from './worker.js';
+import type { IngestThreadInput, IngestThreadMessage } from './ingest-thread.js';
 
 /**
  * What an instance does about ingestion: `writer` holds the store's writer
@@ -12,7 +12,7 @@ export type IngestRole = 'writer' | 'standby' | 'reader';
 
 /** What GET /api/v2/ingest/status reports for an instance with a source. */
 export interface IngestStatus {
-  /** Standby until the worker has the writer lock: until then it must not be mistaken for the writer. */
+  /** Standby until the ingest thread has the writer lock: until then it must not be mistaken for the writer. */
   role: Exclude<IngestRole, 'reader'>;
   source: string;
   state: 'starting' | 'running' | 'finished' | 'stopped' | 'failed';
@@ -48,7 +48,7 @@ export interface BackgroundIngest {
   stop(): Promise<IngestStatus>;
 }
 
-export interface BackgroundIngestOptions extends WorkerInput {
+export interface BackgroundIngestOptions extends IngestThreadInput {
   onLog?: (level: 'info' | 'warn' | 'error', msg: string) => void;
   onListening?: (address: { host: string; port: number }) => void;
 }
@@ -58,14 +58,14 @@ const RATE_WINDOW_MS = 5000;
 const isStdin = (s: SourceSpec) => s.kind === 'ndjson' && s.path === '-';
 const STOP_GRACE_MS = 10_000;
 
-/** Starts ingestion from `spec` in a worker thread; the store is written there, read here. */
+/** Starts ingestion from `spec` on the ingest thread; the store is written there, read here. */
 export function startBackgroundIngest(opts: BackgroundIngestOptions): BackgroundIngest {
   const { onLog, onListening, ...input } = opts;
-  const worker = new Worker(new URL('./worker.js', import.meta.url), {
-    workerData: input satisfies WorkerInput,
+  const thread = new Worker(new URL('./ingest-thread.js', import.meta.url), {
+    workerData: input satisfies IngestThreadInput,
     stdin: isStdin(parseSourceSpec(input.spec)),
   });
-  if (worker.stdin) process.stdin.pipe(worker.stdin);
+  if (thread.stdin) process.stdin.pipe(thread.stdin);
 
   const status = startingStatus(input.spec);
   const samples: { at: number; events: number }[] = [];
@@ -86,7 +86,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
 
   let stopping = false;
   const finished = new Promise<IngestStatus>((resolve) => {
-    worker.on('message', (m: WorkerMessage) => {
+    thread.on('message', (m: IngestThreadMessage) => {
       switch (m.type) {
         case 'role':
           status.role = m.role;
@@ -116,18 +116,18 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
         case 'failed':
           if (m.stats) apply(m.stats);
           status.state = 'failed';
-          status.error = m.message;
+          status.error = m.error.message;
           status.eventsPerSecond = 0;
-          onLog?.('error', `ingestion stopped: ${m.message}`);
+          onLog?.('error', `ingestion stopped: ${m.error.message}`);
           break;
       }
     });
-    worker.on('error', (e) => {
+    thread.on('error', (e) => {
       status.state = 'failed';
       status.error = e.message;
-      onLog?.('error', `ingestion worker crashed: ${e.stack ?? e.message}`);
+      onLog?.('error', `the ingest thread crashed: ${e.stack ?? e.message}`);
     });
-    worker.on('exit', () => resolve(status));
+    thread.on('exit', () => resolve(status));
   });
 
   return {
@@ -135,13 +135,13 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
     finished,
     async stop() {
       stopping = true;
-      worker.postMessage({ type: 'stop' });
-      if (worker.stdin) {
-        process.stdin.unpipe(worker.stdin);
-        worker.stdin.end();
+      thread.postMessage({ type: 'stop' });
+      if (thread.stdin) {
+        process.stdin.unpipe(thread.stdin);
+        thread.stdin.end();
       }
       // A group in flight is one transaction: ending the thread rolls it back, never half-commits it.
-      const deadline = setTimeout(() => void worker.terminate(), STOP_GRACE_MS).unref();
+      const deadline = setTimeout(() => void thread.terminate(), STOP_GRACE_MS).unref();
       const s = await finished;
       clearTimeout(deadline);
       return s;

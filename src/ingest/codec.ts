@@ -2,6 +2,7 @@
  * BusEvent protobuf <-> the event types of ./events.ts, using protobufjs over
  * our own schema subset (proto/events.proto).
  */
+import { CorruptInputError } from '../errors.js';
 import type { BusEvent, EventBody } from './events.js';
 import { BusEventType } from './event-types.js';
 import { isOrderId, type Order } from '../domain/order.js';
@@ -27,17 +28,15 @@ interface RawEvent {
   endBlock?: { height: Int64 };
 }
 
-export class DecodeError extends Error {}
-
 /** epoch_seq travels as a string holding a base-10 integer. */
 export function parseEpochSeq(s: string): bigint {
-  if (!/^\d{1,20}$/.test(s)) throw new DecodeError(`epoch_seq ${JSON.stringify(s)} is not a base-10 integer`);
+  if (!/^\d{1,20}$/.test(s)) throw new CorruptInputError(`epoch_seq ${JSON.stringify(s)} is not a base-10 integer`);
   return BigInt(s);
 }
 
 /** The store keys orders by their id's bytes: an order whose id has none is refused, as the original refuses it. */
 export function checkedOrder(order: Order): Order {
-  if (!isOrderId(order.id)) throw new DecodeError(`order id ${JSON.stringify(order.id)} is not 64 hex digits`);
+  if (!isOrderId(order.id)) throw new CorruptInputError(`order id ${JSON.stringify(order.id)} is not 64 hex digits`);
   return order;
 }
 
@@ -85,13 +84,13 @@ function body(m: RawEvent, bytes: Uint8Array): EventBody {
   }
 }
 
-/** Decodes one BusEvent. Throws DecodeError on bytes that are not one. */
+/** Decodes one BusEvent. Throws CorruptInputError on bytes that are not one. */
 export function decodeBusEvent(bytes: Uint8Array): BusEvent {
   let m: RawEvent;
   try {
     m = BusEventMessage.decode(bytes) as unknown as RawEvent;
   } catch (e) {
-    throw new DecodeError(`not a BusEvent: ${(e as Error).message}`);
+    throw new CorruptInputError(`not a BusEvent: ${(e as Error).message}`);
   }
   const event = body(m, bytes) as BusEvent;
   event.id = m.id;

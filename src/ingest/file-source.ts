@@ -7,9 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { constants as zlib, createGunzip } from 'node:zlib';
-import { DecodeError, decodeBusEvent } from './codec.js';
-import { FramingError, RecordSplitter } from './framing.js';
-import { SourceError, type EventSource, type OffsetUnit, type SourceBatch, type SourceEvent } from './source.js';
+import { CorruptInputError } from '../errors.js';
+import { decodeBusEvent } from './codec.js';
+import { RecordSplitter } from './framing.js';
+import type { EventSource, OffsetUnit, SourceBatch, SourceEvent } from './source.js';
 
 export interface FileSourceOptions {
   /**
@@ -79,10 +80,10 @@ async function* readFile(path: string, opts: FileSourceOptions, setUnit: (u: Off
     }
     setUnit('uncompressed byte');
     if (opts.follow) {
-      throw new SourceError(
+      throw new CorruptInputError(
         'the file is gzip-compressed, and a compressed file cannot be followed: read it without following ' +
           '(it is read to its end), or follow the uncompressed file the core writes',
-        0,
+        { offset: 0 },
       );
     }
     yield* readStream(fh.createReadStream({ start: 0, highWaterMark: CHUNK_BYTES, autoClose: false }), opts, setUnit);
@@ -208,7 +209,7 @@ async function sniffGzip(chunks: AsyncGenerator<Buffer>): Promise<{ gzip: boolea
  * zlib finishes it with a sync flush, so every byte it holds comes out and the
  * record splitter reports the cut. (With zlib's default finish, its "unexpected
  * end of file" destroys the stream, and the output it still buffered is lost.)
- * Corrupt data fails with a SourceError at the uncompressed offset reached;
+ * Corrupt data fails with a CorruptInputError at the uncompressed offset reached;
  * zlib drops the output of the step that failed (at most a chunk).
  */
 async function* gunzipped(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
@@ -222,7 +223,7 @@ async function* gunzipped(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buf
       yield chunk as Buffer;
     }
   } catch (e) {
-    if (isZlibError(e)) throw new SourceError(`not valid gzip data (${e.message})`, reached);
+    if (isZlibError(e)) throw new CorruptInputError(`not valid gzip data (${e.message})`, { offset: reached });
     throw e;
   } finally {
     gunzip.destroy();
@@ -245,11 +246,11 @@ async function* decodeChunks(chunks: AsyncIterable<Buffer>, signal: AbortSignal 
   for await (const chunk of chunks) {
     splitter.push(chunk);
     let batch: SourceEvent[] = [];
-    let failure: SourceError | undefined;
+    let failure: CorruptInputError | undefined;
     try {
       for (let rec = splitter.next(); rec; rec = splitter.next()) {
         if (lastSeq !== undefined && rec.seq !== lastSeq + 1n) {
-          throw new SourceError(`sequence number ${rec.seq} follows ${lastSeq}: the record is corrupt`, rec.offset);
+          throw new CorruptInputError(`sequence number ${rec.seq} follows ${lastSeq}: the record is corrupt`, { offset: rec.offset });
         }
         lastSeq = rec.seq;
         batch.push({ event: decodeRecord(rec.event, rec.offset), offset: rec.offset });
@@ -259,8 +260,7 @@ async function* decodeChunks(chunks: AsyncIterable<Buffer>, signal: AbortSignal 
         }
       }
     } catch (e) {
-      if (e instanceof FramingError) failure = new SourceError(e.message, e.offset);
-      else if (e instanceof SourceError) failure = e;
+      if (e instanceof CorruptInputError) failure = e;
       else throw e;
     }
     // Events before a corrupt record may complete a block: hand them over first.
@@ -276,7 +276,7 @@ function decodeRecord(bytes: Buffer, offset: number) {
   try {
     return decodeBusEvent(bytes);
   } catch (e) {
-    if (e instanceof DecodeError) throw new SourceError(e.message, offset);
+    if (e instanceof CorruptInputError) throw e.at(offset);
     throw e;
   }
 }

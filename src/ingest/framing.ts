@@ -3,6 +3,8 @@
  *   uint32 size | uint64 sequence number | BusEvent bytes,  size = 8 + len(bytes)
  */
 
+import { CorruptInputError } from '../errors.js';
+
 export const RECORD_HEADER_BYTES = 12;
 /** Largest record we accept; a size beyond it is corruption, not a real event. */
 export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
@@ -13,12 +15,6 @@ export function encodeRecord(seq: bigint, event: Uint8Array): Buffer {
   out.writeBigUInt64BE(seq, 4);
   out.set(event, RECORD_HEADER_BYTES);
   return out;
-}
-
-export class FramingError extends Error {
-  constructor(message: string, readonly offset: number) {
-    super(message);
-  }
 }
 
 export interface FramedRecord {
@@ -50,14 +46,14 @@ export class RecordSplitter {
     this.pos = 0;
   }
 
-  /** The next whole record, or undefined when more bytes are needed. Throws FramingError on an impossible size. */
+  /** The next whole record, or undefined when more bytes are needed. Throws CorruptInputError on an impossible size. */
   next(): FramedRecord | undefined {
     const avail = this.buf.length - this.pos;
     if (avail < RECORD_HEADER_BYTES) return undefined;
     const size = this.buf.readUInt32BE(this.pos);
     const offset = this.base + this.pos;
     if (size < 8 || size - 8 > MAX_EVENT_BYTES) {
-      throw new FramingError(`impossible record size ${size}`, offset);
+      throw new CorruptInputError(`impossible record size ${size}`, { offset });
     }
     if (avail < 4 + size) return undefined;
     const seq = this.buf.readBigUInt64BE(this.pos + 4);

@@ -1,9 +1,9 @@
 import type { Block } from '../domain/block.js';
+import { CorruptInputError, IngestError } from '../errors.js';
 import type { BlockBatch, CommittedBlock, WriteStore } from '../store/store.js';
-import { BlockAssembler, BlockSequenceError } from './assembler.js';
+import { BlockAssembler } from './assembler.js';
 import { CommitGroup, DEFAULT_COMMIT_LIMITS, type CommitLimits } from './commit-group.js';
-import { IngestError } from './errors.js';
-import { SourceError, type EventSource, type OffsetUnit, type SourceBatch } from './source.js';
+import type { EventSource, OffsetUnit, SourceBatch } from './source.js';
 import { StoredHashes } from './stored-hashes.js';
 
 export interface IngestOptions {
@@ -113,7 +113,7 @@ export async function ingest<B extends BlockBatch>(
   const fail = async (reason: string, offset: number): Promise<never> => {
     await commit();
     await written();
-    throw new IngestError(reason, { source: source.name, offset, unit: source.unit }, assembler.openHeight);
+    throw IngestError.at(reason, { source: source.name, offset, unit: source.unit }, assembler.openHeight);
   };
 
   /**
@@ -180,9 +180,9 @@ export async function ingest<B extends BlockBatch>(
           result = await next;
         }
       } catch (e) {
-        if (!(e instanceof SourceError)) throw e;
+        if (!(e instanceof CorruptInputError)) throw e;
         finished = true;
-        await fail(e.message, e.offset);
+        await fail(e.message, e.offset ?? openedAt);
         throw e;
       }
       reading = false;
@@ -203,7 +203,7 @@ export async function ingest<B extends BlockBatch>(
         try {
           block = assembler.push(event);
         } catch (e) {
-          if (e instanceof BlockSequenceError) await fail(e.message, offset);
+          if (e instanceof CorruptInputError) await fail(e.message, offset);
           throw e;
         }
         if (block) await accept(block, offset);

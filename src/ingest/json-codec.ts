@@ -11,7 +11,8 @@ import {
   enumName, parseEnum, type EnumTable,
 } from '../domain/enums.js';
 import type { Order } from '../domain/order.js';
-import { DecodeError, busEventTypeOf, checkedOrder, parseEpochSeq } from './codec.js';
+import { CorruptInputError } from '../errors.js';
+import { busEventTypeOf, checkedOrder, parseEpochSeq } from './codec.js';
 import type { BusEvent, EventBody } from './events.js';
 
 type Json = Record<string, unknown>;
@@ -30,7 +31,7 @@ class Fields {
     return this.raw(name) !== undefined;
   }
   private fail(name: string, what: string, v: unknown): never {
-    throw new DecodeError(`${this.path}.${name}: ${what}, got ${JSON.stringify(v)}`);
+    throw new CorruptInputError(`${this.path}.${name}: ${what}, got ${JSON.stringify(v)}`);
   }
   str(name: string): string {
     const v = this.raw(name);
@@ -145,10 +146,10 @@ const bodies: [string, (f: Fields) => EventBody][] = [
 
 const BUS_EVENT_TYPE_PREFIX = 'BUS_EVENT_TYPE_';
 
-/** Parses one BusEvent from its protobuf JSON object. Throws DecodeError. */
+/** Parses one BusEvent from its protobuf JSON object. Throws CorruptInputError. */
 export function busEventFromJson(value: unknown): BusEvent {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DecodeError('a BusEvent must be a JSON object');
+    throw new CorruptInputError('a BusEvent must be a JSON object');
   }
   const f = new Fields(value as Json, 'event');
   const header = {

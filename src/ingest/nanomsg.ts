@@ -8,6 +8,7 @@
  * big-endian uint64 length. We only receive; we never send a message.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { CorruptInputError } from '../errors.js';
 
 export const SP_HEADER_BYTES = 8;
 const SP_LENGTH_BYTES = 8;
@@ -65,7 +66,6 @@ export function encodeSpMessage(payload: Uint8Array): Buffer {
 }
 
 /** A length field that cannot be honoured: the byte stream is beyond repair. */
-export class SpFramingError extends Error {}
 
 /**
  * Cuts a byte stream into SP messages. Chunks are kept as they arrive and
@@ -86,13 +86,13 @@ export class SpMessageSplitter {
     this.buffered += chunk.length;
   }
 
-  /** The next whole message, or undefined until more bytes arrive. Throws SpFramingError. */
+  /** The next whole message, or undefined until more bytes arrive. Throws CorruptInputError. */
   next(): Buffer | undefined {
     if (this.expected === undefined) {
       if (this.buffered < SP_LENGTH_BYTES) return undefined;
       const length = this.take(SP_LENGTH_BYTES).readBigUInt64BE(0);
       if (length > BigInt(this.maxMessageBytes)) {
-        throw new SpFramingError(`announced a message of ${length} bytes, above the maximum of ${this.maxMessageBytes}`);
+        throw new CorruptInputError(`announced a message of ${length} bytes, above the maximum of ${this.maxMessageBytes}`);
       }
       this.expected = Number(length);
     }
@@ -283,7 +283,7 @@ class PairServer {
           if (!opts.onMessage(m)) keepReading = false;
         }
       } catch (e) {
-        if (!(e instanceof SpFramingError)) throw e;
+        if (!(e instanceof CorruptInputError)) throw e;
         drop(`${e.message}: dropped (the stream cannot be resynchronised; the sender reconnects and resends)`);
         return;
       }

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { DecodeError } from './codec.js';
+import { CorruptInputError } from '../errors.js';
 import { busEventFromJson } from './json-codec.js';
-import { SourceError, type EventSource, type SourceBatch, type SourceEvent } from './source.js';
+import type { EventSource, SourceBatch, SourceEvent } from './source.js';
 
 const NEWLINE = 0x0a;
 
@@ -22,9 +22,6 @@ export function ndjsonSource(path: string, input: NodeJS.ReadableStream = proces
   };
 }
 
-/** A line that is not JSON. */
-class NotJsonError extends SourceError {}
-
 function parseLine(line: Buffer, offset: number): SourceEvent | undefined {
   const text = line.toString('utf8').trim();
   if (text === '') return undefined;
@@ -32,13 +29,24 @@ function parseLine(line: Buffer, offset: number): SourceEvent | undefined {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new NotJsonError(`not JSON: ${(e as Error).message}`, offset);
+    throw new CorruptInputError(`not JSON: ${(e as Error).message}`, { offset });
   }
   try {
     return { event: busEventFromJson(value), offset };
   } catch (e) {
-    if (e instanceof DecodeError) throw new SourceError(e.message, offset);
+    if (e instanceof CorruptInputError) throw e.at(offset);
     throw e;
+  }
+}
+
+/** Whether a line is JSON (or blank): a last line that is not was cut off by its writer. */
+function isJson(line: Buffer): boolean {
+  const text = line.toString('utf8').trim();
+  try {
+    if (text !== '') JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -65,13 +73,10 @@ async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<SourceB
     rest = buf.subarray(start);
     restOffset += start;
   }
-  let last: SourceEvent | undefined;
-  try {
-    last = parseLine(rest, restOffset);
-  } catch (e) {
-    if (!(e instanceof NotJsonError)) throw e;
+  if (!isJson(rest)) {
     yield { events: [], cutOff: { offset: restOffset, bytes: rest.length } };
     return;
   }
+  const last = parseLine(rest, restOffset);
   if (last) yield { events: [last] };
 }

@@ -1,6 +1,7 @@
-import { DecodeError, decodeBusEvent } from './codec.js';
+import { CorruptInputError, ListenError } from '../errors.js';
+import { decodeBusEvent } from './codec.js';
 import { formatHostPort, listenPair, type LogFn } from './nanomsg.js';
-import { SourceError, type EventSource, type SourceBatch, type SourceEvent } from './source.js';
+import type { EventSource, SourceBatch, SourceEvent } from './source.js';
 
 export interface SocketSourceOptions {
   host: string;
@@ -140,7 +141,7 @@ async function* receive(
       return room;
     },
   }).catch((e: unknown) => {
-    throw new Error(`cannot listen on ${formatHostPort(opts.host, opts.port)}: ${(e as Error).message}`, { cause: e });
+    throw new ListenError(`cannot listen on ${formatHostPort(opts.host, opts.port)}: ${(e as Error).message}`, { cause: e });
   });
   signal?.addEventListener('abort', notify, { once: true });
   try {
@@ -166,14 +167,14 @@ async function* receive(
   }
 }
 
-function decodeAll(messages: Buffer[], stats: SocketSourceStats): { events: SourceEvent[]; failure?: SourceError } {
+function decodeAll(messages: Buffer[], stats: SocketSourceStats): { events: SourceEvent[]; failure?: CorruptInputError } {
   const events: SourceEvent[] = [];
   for (const message of messages) {
     const number = ++stats.delivered;
     try {
       events.push({ event: decodeBusEvent(message), offset: number });
     } catch (e) {
-      if (e instanceof DecodeError) return { events, failure: new SourceError(e.message, number) };
+      if (e instanceof CorruptInputError) return { events, failure: e.at(number) };
       throw e;
     }
   }

@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 import { fileSource } from './file-source.js';
 import { ndjsonSource } from './ndjson-source.js';
 import { socketSource } from './socket-source.js';
@@ -13,8 +14,6 @@ export interface SourceSpecOptions {
   stdin?: NodeJS.ReadableStream;
 }
 
-export class SourceSpecError extends Error {}
-
 export const SOURCE_SPEC_HELP = `socket://HOST:PORT (nanomsg PAIR listener the core dials into, e.g. socket://0.0.0.0:3005),
 file://PATH (framed event file; with --follow, tailed as it grows), ndjson://PATH, or - (NDJSON on stdin)`;
 
@@ -24,11 +23,11 @@ export type SourceSpec =
   | { kind: 'file'; path: string }
   | { kind: 'ndjson'; path: string };
 
-/** Parses `--source` text; throws SourceSpecError for anything else. */
+/** Parses `--source` text; throws UsageError for anything else. */
 export function parseSourceSpec(spec: string): SourceSpec {
   if (spec === '-') return { kind: 'ndjson', path: '-' };
   const m = /^([a-z]+):\/\/(.+)$/.exec(spec);
-  if (!m) throw new SourceSpecError(`source "${spec}" is not one of: ${SOURCE_SPEC_HELP}`);
+  if (!m) throw new UsageError(`source "${spec}" is not one of: ${SOURCE_SPEC_HELP}`);
   const [, scheme, rest] = m as unknown as [string, string, string];
   switch (scheme) {
     case 'file':
@@ -38,11 +37,11 @@ export function parseSourceSpec(spec: string): SourceSpec {
     case 'socket': {
       const hp = /^(.*):(\d{1,5})$/.exec(rest);
       const port = hp ? Number(hp[2]) : NaN;
-      if (!hp || port > 65535) throw new SourceSpecError(`socket source "${spec}" needs HOST:PORT`);
+      if (!hp || port > 65535) throw new UsageError(`socket source "${spec}" needs HOST:PORT`);
       return { kind: 'socket', host: hp[1]!.replace(/^\[(.*)\]$/, '$1'), port };
     }
     default:
-      throw new SourceSpecError(`unknown source scheme "${scheme}://"; use ${SOURCE_SPEC_HELP}`);
+      throw new UsageError(`unknown source scheme "${scheme}://"; use ${SOURCE_SPEC_HELP}`);
   }
 }
 

@@ -35,10 +35,3 @@ export interface EventSource {
   readonly unit: OffsetUnit;
   events(): AsyncIterable<SourceBatch>;
 }
-
-/** A source found bytes it cannot turn into events, at `offset`. */
-export class SourceError extends Error {
-  constructor(message: string, readonly offset: number) {
-    super(message);
-  }
-}

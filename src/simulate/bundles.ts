@@ -7,6 +7,7 @@
 import type { EventBody } from '../ingest/events.js';
 import { BlockTimes } from './clock.js';
 import type { Random } from './random.js';
+import { InternalError } from '../errors.js';
 
 const KIND_SIGNER_ADDED = 3;
 const KIND_SIGNER_REMOVED = 4;
@@ -92,7 +93,7 @@ export class ValidatorNetwork {
 
   private byId(id: string): Validator {
     const v = this.validators.find((x) => x.id === id);
-    if (v === undefined) throw new Error(`unknown validator ${id}`);
+    if (v === undefined) throw new InternalError(`unknown validator ${id}`);
     return v;
   }
 

@@ -1,40 +1,12 @@
 /**
  * The one place that picks a backend: PostgreSQL when a database URL is
  * given, else the embedded SQLite store in a folder. Each backend's modules
- * are loaded when it is opened: a process (each HTTP worker, say) loads only
+ * are loaded when it is opened: a process (each HTTP process, say) loads only
  * the driver it uses, and starts the sooner (pg alone takes ~50 ms to load).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Store, WriteStore } from './store.js';
-
-export interface StoreConfig {
-  /** Folder of the embedded database; unused when databaseUrl is given. */
-  dataDir: string;
-  /** A postgres:// URL: the store is that PostgreSQL database. */
-  databaseUrl?: string | undefined;
-}
-
-export interface OpenOptions {
-  /**
-   * Open for queries only: never migrate or write. With PostgreSQL the role
-   * may have SELECT rights only, and the database may be a read replica; the
-   * schema must be at this version already.
-   */
-  readonly?: boolean;
-}
-
-export interface WriterOptions {
-  /**
-   * With PostgreSQL, one instance writes at a time (an advisory lock elects
-   * it). Without `wait`, opening fails while another instance holds the lock;
-   * with it, opening waits until the lock is free (a standby), calling
-   * onStandby once if it has to wait, until signal aborts.
-   */
-  wait?: boolean;
-  signal?: AbortSignal;
-  onStandby?: () => void;
-}
+import type { OpenOptions, QueryStore, StoreConfig, WriterOptions, WriteStore } from './store.js';
 
 export const DEFAULT_DATA_DIR = './data';
 
@@ -45,11 +17,13 @@ export function describeStore(config: StoreConfig): string {
   return `PostgreSQL database ${u.pathname.slice(1) || '(default)'} at ${u.host}`;
 }
 
-const databasePath = (dataDir: string) => join(dataDir, 'ledger.db');
+/** The embedded store's file in its folder. */
+export const databasePath = (dataDir: string) => join(dataDir, 'ledger.db');
 
 /**
- * Opens the configured store for ingestion. The embedded store writes on a
- * thread of its own, beside the thread that reads and decodes the source.
+ * Opens the configured store for ingestion: the one door for writes. It
+ * writes on a thread of its own, beside the thread that reads and decodes
+ * the source.
  */
 export async function openWriter(config: StoreConfig, options: WriterOptions = {}): Promise<WriteStore> {
   if (config.databaseUrl !== undefined) {
@@ -61,14 +35,14 @@ export async function openWriter(config: StoreConfig, options: WriterOptions = {
   return SqliteWriter.open(databasePath(config.dataDir));
 }
 
-/** Opens the configured store for queries (and, unless readonly, writes). */
-export async function openStore(config: StoreConfig, options: OpenOptions = {}): Promise<Store> {
-  const readonly = options.readonly ?? false;
+/** Opens the configured store for queries; unless readOnly, it creates or migrates the schema first. */
+export async function openStore(config: StoreConfig, options: OpenOptions = {}): Promise<QueryStore> {
+  const readOnly = options.readOnly ?? false;
   if (config.databaseUrl !== undefined) {
     const { openPostgresStore } = await import('./postgres/store.js');
-    return openPostgresStore({ url: config.databaseUrl, readonly });
+    return openPostgresStore({ url: config.databaseUrl, readOnly });
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  if (!readOnly) mkdirSync(config.dataDir, { recursive: true });
   const { openSqliteStore } = await import('./sqlite/store.js');
-  return openSqliteStore({ path: databasePath(config.dataDir), readonly });
+  return openSqliteStore({ path: databasePath(config.dataDir), readOnly });
 }

@@ -6,6 +6,7 @@
  * complement of the id's 32 bytes: ascending key order is descending id order.
  * Backend-neutral: every backend keys its order indexes this way.
  */
+import { CorruptInputError } from '../errors.js';
 
 export const ORDER_ID_BYTES = 32;
 
@@ -28,6 +29,6 @@ export function orderKeyOfBytes(idBytes: Uint8Array): Buffer {
 
 /** The key of an order id (64 hex digits). */
 export function orderKeyOf(id: string): Buffer {
-  if (!ORDER_ID.test(id)) throw new Error(`order id ${JSON.stringify(id)} is not 64 hex digits`);
+  if (!ORDER_ID.test(id)) throw new CorruptInputError(`order id ${JSON.stringify(id)} is not 64 hex digits`);
   return orderKeyOfBytes(Buffer.from(id, 'hex'));
 }

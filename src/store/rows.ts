@@ -8,6 +8,7 @@ import type { Block } from '../domain/block.js';
 import { printedAddress } from '../domain/bundle.js';
 import { isLive, type Order } from '../domain/order.js';
 import { toMicros } from '../domain/time.js';
+import { CorruptInputError, InternalError } from '../errors.js';
 import { leadingIdBytes } from './history-message.js';
 import { ORDER_ID_BYTES as ID_BYTES, writeOrderKey } from './order-key.js';
 import type { BlockBatch, CommittedBlock } from './store.js';
@@ -30,7 +31,7 @@ export function fromU64(v: unknown): bigint {
 function writeOrderId(id: string, into: Buffer, at: number): void {
   // Buffer.write stops at the first character that is not hex.
   if (id.length !== 2 * ID_BYTES || into.write(id, at, ID_BYTES, 'hex') !== ID_BYTES) {
-    throw new Error(`order id ${JSON.stringify(id)} is not 64 hex digits`);
+    throw new CorruptInputError(`order id ${JSON.stringify(id)} is not 64 hex digits`);
   }
 }
 
@@ -186,10 +187,10 @@ export class GroupRows implements BlockBatch {
   private finished = false;
 
   add(block: Block): void {
-    if (this.finished) throw new Error('this batch was already handed over to be written');
+    if (this.finished) throw new InternalError('this batch was already handed over to be written');
     const { orders, orderMessages } = block;
     if (orderMessages.length !== orders.length) {
-      throw new Error(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
+      throw new InternalError(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
     }
     // Within a block only the last state of an order counts: id -> index of that state.
     const latest = new Map<string, number>();
@@ -240,7 +241,7 @@ export class GroupRows implements BlockBatch {
 
   /** The group's rows; undefined if no block was added. A batch is finished once. */
   finish(): PreparedGroup | undefined {
-    if (this.finished) throw new Error('this batch was already handed over to be written');
+    if (this.finished) throw new InternalError('this batch was already handed over to be written');
     this.finished = true;
     if (this.last === undefined) return undefined;
     const rows = this.rows;

@@ -1,14 +1,43 @@
 /**
- * The storage contract. Each backend (./sqlite/, ./postgres/) implements
- * it; the API, ingestion and tests see nothing else.
+ * The storage contract. Each backend (./sqlite/, ./postgres/) implements it;
+ * the API, ingestion and tests see nothing else. Queries and writes are two
+ * doors: a QueryStore answers pages (any number per store, in any process),
+ * a WriteStore stores blocks (one per store, on a thread of its own). ./open.ts
+ * picks the backend.
  */
 import type { Block } from '../domain/block.js';
 import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../domain/order.js';
 import type { Page, PageRequest } from '../domain/page.js';
 
-/** The database's schema is not the version this ledger-query works with. */
-export class SchemaVersionError extends Error {}
+/** Which store: the embedded one in a folder, or a PostgreSQL database. */
+export interface StoreConfig {
+  /** Folder of the embedded database; unused when databaseUrl is given. */
+  dataDir: string;
+  /** A postgres:// URL: the store is that PostgreSQL database. */
+  databaseUrl?: string | undefined;
+}
+
+export interface OpenOptions {
+  /**
+   * Open for queries only: never migrate. With PostgreSQL the role may have
+   * SELECT rights only, and the database may be a read replica; the schema
+   * must be at this version already.
+   */
+  readOnly?: boolean;
+}
+
+export interface WriterOptions {
+  /**
+   * With PostgreSQL, one instance writes at a time (an advisory lock elects
+   * it). Without `wait`, opening fails while another instance holds the lock;
+   * with it, opening waits until the lock is free (a standby), calling
+   * onStandby once if it has to wait, until signal aborts.
+   */
+  wait?: boolean;
+  signal?: AbortSignal;
+  onStandby?: () => void;
+}
 
 /** The newest block committed, stored in the same transaction as its rows. */
 export interface CommittedBlock {
@@ -54,9 +83,10 @@ export interface WriteStore<B extends BlockBatch = BlockBatch> {
    * the last as the last committed block: readers see all of them or none.
    * Each block must be newer than the one before it and than lastBlock().
    * Calls may overlap (ingestion hands over the next batch while one is being
-   * written): they are written in call order, and a call made while an earlier
-   * one is outstanding must fail, writing nothing, if that one fails. A batch
-   * is written once.
+   * written): they are written in call order, and a call made while an
+   * earlier one is outstanding fails, writing nothing, if that one fails; a
+   * call made once the failure was reported is written as usual. A batch is
+   * written once.
    */
   write(batch: B): Promise<void>;
   close(): Promise<void>;
@@ -68,5 +98,3 @@ export async function writeBlocks<B extends BlockBatch>(store: WriteStore<B>, bl
   for (const block of blocks) batch.add(block);
   await store.write(batch);
 }
-
-export type Store<B extends BlockBatch = BlockBatch> = QueryStore & WriteStore<B>;

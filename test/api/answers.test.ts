@@ -14,6 +14,7 @@ import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
 import { writeBlocks, type QueryStore } from '../../src/store/store.js';
 import type { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { SqliteWriter } from '../../src/store/sqlite/writer.js';
 import { block, hex, order, random, tempStore } from '../store/helpers.js';
 
 const ORDERS = '/api/v2/orders';
@@ -51,17 +52,17 @@ function book(n: number, blocks: number): ReturnType<typeof block>[] {
   return out;
 }
 
-async function setup(t: TestContext, cacheBytes = 1 << 20): Promise<{ sqlite: SqliteStore; app: FastifyInstance; reads: () => number }> {
-  const { store: sqlite } = tempStore(t);
-  await writeBlocks(sqlite, book(60, 3));
+async function setup(t: TestContext, cacheBytes = 1 << 20): Promise<{ sqlite: SqliteStore; writer: SqliteWriter; app: FastifyInstance; reads: () => number }> {
+  const { store: sqlite, writer } = await tempStore(t);
+  await writeBlocks(writer, book(60, 3));
   const { store, reads } = counted(sqlite);
   const app = await buildServer({ store, answerCacheBytes: cacheBytes });
   t.after(() => app.close());
-  return { sqlite, app, reads };
+  return { sqlite, writer, app, reads };
 }
 
 test('the same page again is served from memory until a block commits; then the next request sees the block', async (t) => {
-  const { sqlite, app, reads } = await setup(t);
+  const { sqlite, app, reads, writer } = await setup(t);
   const url = `${ORDERS}?pagination.first=5`;
   const a = await app.inject({ url });
   const b = await app.inject({ url });
@@ -70,7 +71,7 @@ test('the same page again is served from memory until a block commits; then the 
   assert.equal(b.headers['x-block-height'], '3');
   assert.equal(b.headers.etag, a.headers.etag);
 
-  await writeBlocks(sqlite, [block(4, { orders: [order(500)] })]);
+  await writeBlocks(writer, [block(4, { orders: [order(500)] })]);
   const c = await app.inject({ url });
   assert.equal(reads(), 2, 'a committed block makes the next request read the store');
   assert.equal(c.headers['x-block-height'], '4');
@@ -94,7 +95,7 @@ test('spellings of one query share an answer: snake_case, key order, list order 
 });
 
 test('ETag and If-None-Match: 304 only while the answer is unchanged, with the current block headers', async (t) => {
-  const { sqlite, app } = await setup(t);
+  const { sqlite, app, writer } = await setup(t);
   const url = `${ORDERS}?filter.marketIds=${hex(1000)}&pagination.first=3`;
   const first = await app.inject({ url });
   const etag = first.headers.etag as string;
@@ -105,13 +106,13 @@ test('ETag and If-None-Match: 304 only while the answer is unchanged, with the c
   assert.equal(same.headers['x-block-height'], '3');
 
   // A block that leaves this answer as it was (an order of the other market): still 304, naming the new block.
-  await writeBlocks(sqlite, [block(4, { orders: [order(501, { marketId: hex(1001) })] })]);
+  await writeBlocks(writer, [block(4, { orders: [order(501, { marketId: hex(1001) })] })]);
   const still = await app.inject({ url, headers: { 'if-none-match': `W/${etag}, "other"` } });
   assert.equal(still.statusCode, 304);
   assert.equal(still.headers['x-block-height'], '4');
 
   // A block that changes it: the whole new answer.
-  await writeBlocks(sqlite, [block(5, { orders: [order(502, { marketId: hex(1000) })] })]);
+  await writeBlocks(writer, [block(5, { orders: [order(502, { marketId: hex(1000) })] })]);
   const changed = await app.inject({ url, headers: { 'if-none-match': etag } });
   assert.equal(changed.statusCode, 200);
   assert.notEqual(changed.headers.etag, etag);

@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { internalError } from '../../src/api/errors.js';
+import { InternalApiError } from '../../src/api/errors.js';
 import { buildServer } from '../../src/api/server.js';
 import { STATUS } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
 import { writeBlocks, type QueryStore } from '../../src/store/store.js';
 import type { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { SqliteWriter } from '../../src/store/sqlite/writer.js';
 import { block, hex, order, tempStore } from '../store/helpers.js';
 
 const ORDERS = '/api/v2/orders';
@@ -76,19 +77,19 @@ async function listen(t: TestContext, store: QueryStore, logRequests: boolean): 
   return { port: (app.server.address() as AddressInfo).port, viaFastify: () => fastifyRequests };
 }
 
-async function filledStore(t: TestContext): Promise<SqliteStore> {
-  const { store } = tempStore(t);
+async function filledStore(t: TestContext): Promise<{ store: SqliteStore; writer: SqliteWriter }> {
+  const { store, writer } = await tempStore(t);
   const orders: Order[] = [];
   for (let k = 1; k <= 80; k++) orders.push(order(k, { status: k % 3 === 0 ? STATUS.FILLED : STATUS.ACTIVE, reference: `ref-${k % 4}` }));
-  await writeBlocks(store, [block(1, { orders: orders.slice(0, 40) }), block(2, { orders: orders.slice(40) })]);
-  return store;
+  await writeBlocks(writer, [block(1, { orders: orders.slice(0, 40) }), block(2, { orders: orders.slice(40) })]);
+  return { store, writer };
 }
 
 /** A server with the fast path, over a store whose reads are counted. */
 async function serve(t: TestContext, logRequests = false) {
-  const store = await filledStore(t);
+  const { store, writer } = await filledStore(t);
   const { store: countedStore, ...reads } = counting(store);
-  return { store, ...reads, ...await listen(t, countedStore, logRequests) };
+  return { store, writer, ...reads, ...await listen(t, countedStore, logRequests) };
 }
 
 const CASES: { name: string; path: string; headers?: Record<string, string> }[] = [
@@ -105,7 +106,7 @@ const CASES: { name: string; path: string; headers?: Record<string, string> }[] 
 ];
 
 test('a page request is answered before Fastify, computed and then kept, with the full path\'s status, headers and bytes', async (t) => {
-  const store = await filledStore(t);
+  const { store } = await filledStore(t);
   const full = await listen(t, store, true);
   for (const c of CASES) {
     // A server each: its first request of the case is a miss.
@@ -124,7 +125,7 @@ test('a page request is answered before Fastify, computed and then kept, with th
 });
 
 test('If-None-Match on the fast path: 304 with the full path\'s headers while unchanged, the new answer after a block', async (t) => {
-  const { store, port, viaFastify } = await serve(t);
+  const { store, writer, port, viaFastify } = await serve(t);
   const full = await listen(t, store, true);
   const path = `${ORDERS}?pagination.first=10`;
   const first = await get(port, path);
@@ -136,7 +137,7 @@ test('If-None-Match on the fast path: 304 with the full path\'s headers while un
   assert.equal(fast304.body.length, 0);
   assert.deepEqual(headerSet(fast304), headerSet(full304));
 
-  await writeBlocks(store, [block(3, { orders: [order(500)] })]);
+  await writeBlocks(writer, [block(3, { orders: [order(500)] })]);
   const after = await get(port, path, { 'if-none-match': etag });
   assert.equal(after.status, 200, 'a committed block changes the answer');
   assert.ok(after.headers.includes('X-Block-Height: 3'), 'the new block, named with the original case');
@@ -147,7 +148,7 @@ test('If-None-Match on the fast path: 304 with the full path\'s headers while un
 });
 
 test('a page is read once per block: a request reads the last block, a miss the page too', async (t) => {
-  const { store, port, lastBlockReads, pageReads } = await serve(t);
+  const { writer, port, lastBlockReads, pageReads } = await serve(t);
   const path = `${ORDERS}?pagination.first=10`;
   await get(port, path);
   assert.deepEqual([lastBlockReads(), pageReads()], [1, 1], 'a new URL');
@@ -155,7 +156,7 @@ test('a page is read once per block: a request reads the last block, a miss the 
   assert.deepEqual([lastBlockReads(), pageReads()], [2, 1], 'another spelling of the same query is a hit');
   await get(port, path, { 'accept-encoding': 'gzip' });
   assert.deepEqual([lastBlockReads(), pageReads()], [3, 1], 'so is another coding');
-  await writeBlocks(store, [block(3, { orders: [order(500)] })]);
+  await writeBlocks(writer, [block(3, { orders: [order(500)] })]);
   const after = await get(port, path);
   assert.deepEqual([lastBlockReads(), pageReads()], [4, 2], 'a new block: the page is read again');
   assert.ok(after.headers.includes('X-Block-Height: 3'));
@@ -185,7 +186,7 @@ test('what the full path refuses or cannot route never goes the fast way', async
 });
 
 test('a store that fails: the request goes on to Fastify, which says so with the error body', async (t) => {
-  const store = await filledStore(t);
+  const { store } = await filledStore(t);
   const failing: QueryStore = {
     listOrders: () => Promise.reject(new Error('disk on fire')),
     listBundles: (f, p) => store.listBundles(f, p),
@@ -195,7 +196,7 @@ test('a store that fails: the request goes on to Fastify, which says so with the
   const { port, viaFastify } = await listen(t, failing, false);
   const answer = await get(port, `${ORDERS}?pagination.first=5`);
   assert.equal(answer.status, 500);
-  assert.equal(JSON.parse(answer.body.toString()).message, internalError().message);
+  assert.equal(JSON.parse(answer.body.toString()).message, new InternalApiError('internal error').message);
   assert.equal(viaFastify(), 1);
   assert.equal((await get(port, `${BUNDLES}?pagination.first=5`)).status, 200);
   assert.equal(viaFastify(), 1);

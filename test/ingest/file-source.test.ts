@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
-import { IngestError } from '../../src/ingest/errors.js';
+import { CorruptInputError, IngestError } from '../../src/errors.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
-import { SourceError, type EventSource, type SourceBatch } from '../../src/ingest/source.js';
+import type { EventSource, SourceBatch } from '../../src/ingest/source.js';
 import { blockEvents, eventFile, order } from '../support/events.js';
 import { REAL, realRecording } from '../support/real-recording.js';
 import { RecordingStore } from '../support/recording-store.js';
@@ -128,7 +128,7 @@ test('an absurd size field is refused at its offset', async () => {
   await assert.rejects(ingest(fileSource(write('size.events', bytes)), store), (e: unknown) => {
     assert.ok(e instanceof IngestError);
     assert.match(e.message, /impossible record size/);
-    assert.equal(e.position.offset, at);
+    assert.equal(e.position?.offset, at);
     assert.equal(e.blockHeight, 2n);
     return true;
   });
@@ -153,7 +153,7 @@ test('an event that fails to decode stops ingestion without storing its block', 
   await assert.rejects(ingest(fileSource(write('undecodable.events', bytes)), store), (e: unknown) => {
     assert.ok(e instanceof IngestError);
     assert.match(e.message, /not a BusEvent/);
-    assert.equal(e.position.offset, at);
+    assert.equal(e.position?.offset, at);
     return true;
   });
   assert.deepEqual(store.blocks.map((b) => b.height), [1n]);
@@ -222,9 +222,9 @@ test('corrupt gzip data fails as not valid gzip data at the uncompressed offset 
   second[2] = 7; // compression method 7 does not exist
   const path = write('corrupt.events.gz', Buffer.concat([gzipSync(first), second]));
   const read = await readAll(fileSource(path));
-  assert.ok(read.error instanceof SourceError, String(read.error));
+  assert.ok(read.error instanceof CorruptInputError, String(read.error));
   assert.match(read.error.message, /not valid gzip data/);
-  assert.ok(read.error.offset <= first.length, `offset ${read.error.offset}`);
+  assert.ok(read.error.offset! <= first.length, `offset ${read.error.offset}`);
   assert.ok(read.offsets.length > 0, 'the events before it are handed over');
   assert.deepEqual(read.offsets, wholeRecords(manyFile, read.error.offset));
   assert.equal(read.cutOff, undefined);
@@ -241,7 +241,7 @@ test('corrupt gzip data fails as not valid gzip data at the uncompressed offset 
 test('a gzip file cannot be followed: refused when opened', async () => {
   const source = fileSource(write('follow.events.gz', gzipSync(manyFile)), { follow: true });
   const read = await readAll(source);
-  assert.ok(read.error instanceof SourceError, String(read.error));
+  assert.ok(read.error instanceof CorruptInputError, String(read.error));
   assert.match(read.error.message, /gzip-compressed.*cannot be followed/);
   assert.equal(read.ids.length, 0);
 });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { IngestError } from '../../src/ingest/errors.js';
+import { CorruptInputError, IngestError } from '../../src/errors.js';
 import type { BusEvent } from '../../src/ingest/events.js';
 import { incompleteBlockMessage, ingest } from '../../src/ingest/ingester.js';
-import { SourceError, type EventSource } from '../../src/ingest/source.js';
+import type { EventSource } from '../../src/ingest/source.js';
 import { CHAIN, blockEvents, blockHash, blockTime, order } from '../support/events.js';
 import { BlockList, RecordingStore } from '../support/recording-store.js';
 
@@ -213,7 +213,7 @@ test('stopping, at a fault or on request, first commits every complete block rea
     name: 'test://broken', unit: 'byte',
     async *events() {
       yield { events: blocks(1n, 2n, 3n).map((event, offset) => ({ event, offset })) };
-      throw new SourceError('record 99 is cut short', 1234);
+      throw new CorruptInputError('record 99 is cut short', { offset: 1234 });
     },
   };
   const store = new RecordingStore();
@@ -310,7 +310,7 @@ test('a block the store refuses as it is added stops ingestion at that block; th
   }
   const store = new Refusing();
   await assert.rejects(ingest(source(blocks(1n, 2n, 3n, 4n, 5n, 6n)), store, { commit: { maxBlocks: 3 } }), (e: unknown) =>
-    e instanceof IngestError && /block 5 cannot be stored: no room for this block/.test(e.message) && e.position.source === 'test://events',
+    e instanceof IngestError && /block 5 cannot be stored: no room for this block/.test(e.message) && e.position?.source === 'test://events',
   );
   assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n, 4n]);
 });

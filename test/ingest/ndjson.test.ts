@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, test } from 'node:test';
-import { IngestError } from '../../src/ingest/errors.js';
+import { IngestError } from '../../src/errors.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import { busEventFromJson, busEventToJson } from '../../src/ingest/json-codec.js';
 import { ndjsonSource } from '../../src/ingest/ndjson-source.js';
@@ -68,7 +68,7 @@ test('stdin works, and a broken line stops at its byte offset without a partial 
   await assert.rejects(ingest(ndjsonSource('-', input), store), (e: unknown) => {
     assert.ok(e instanceof IngestError);
     assert.match(e.message, /^ndjson:-: byte offset \d+, in block 2: not JSON/);
-    assert.equal(e.position.offset, Buffer.byteLength(good));
+    assert.equal(e.position?.offset, Buffer.byteLength(good));
     return true;
   });
   assert.deepEqual(store.blocks.map((b) => b.height), [1n]);
@@ -101,7 +101,7 @@ test('a whole last line (ending in a newline) that is not JSON is still an error
   await assert.rejects(ingest(ndjsonSource('-', input), store), (e: unknown) => {
     assert.ok(e instanceof IngestError);
     assert.match(e.message, /not JSON/);
-    assert.equal(e.position.offset, Buffer.byteLength(good));
+    assert.equal(e.position?.offset, Buffer.byteLength(good));
     return true;
   });
   assert.deepEqual(store.blocks.map((b) => b.height), [1n]);

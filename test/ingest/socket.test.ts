@@ -3,11 +3,11 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { Order } from '../../src/domain/order.js';
 import { encodeBusEvent } from '../../src/ingest/codec.js';
-import { IngestError } from '../../src/ingest/errors.js';
+import { CorruptInputError, IngestError } from '../../src/errors.js';
 import type { BusEvent } from '../../src/ingest/events.js';
 import { ingest, type IngestStats } from '../../src/ingest/ingester.js';
 import {
-  encodeSpHeader, encodeSpMessage, pairHeaderProblem, SpFramingError, SpMessageSplitter, SpProtocol,
+  encodeSpHeader, encodeSpMessage, pairHeaderProblem, SpMessageSplitter, SpProtocol,
 } from '../../src/ingest/nanomsg.js';
 import { socketSource, type SocketSource, type SocketSourceOptions } from '../../src/ingest/socket-source.js';
 import type { SourceBatch } from '../../src/ingest/source.js';
@@ -114,7 +114,7 @@ test('SP framing: header bytes, PAIR check, messages reassembled across any chun
 
   const splitter = new SpMessageSplitter(10);
   splitter.push(encodeSpMessage(new Uint8Array(11)));
-  assert.throws(() => splitter.next(), (e: unknown) => e instanceof SpFramingError && /11 bytes, above the maximum of 10/.test(e.message));
+  assert.throws(() => splitter.next(), (e: unknown) => e instanceof CorruptInputError && /11 bytes, above the maximum of 10/.test(e.message));
 });
 
 test('a peer pushes several blocks: each arrives once, in order, decoded, and is stored', T, async () => {
@@ -219,7 +219,7 @@ test('a message that is not a BusEvent stops ingestion naming the source, messag
   await assert.rejects(live.done, (e: unknown) => {
     assert.ok(e instanceof IngestError);
     assert.match(e.message, new RegExp(`^socket://127\\.0\\.0\\.1:${live.port}: message 6, in block 2: not a BusEvent`));
-    assert.equal(e.position.offset, 6);
+    assert.equal(e.position?.offset, 6);
     assert.equal(e.blockHeight, 2n);
     return true;
   });
@@ -330,6 +330,6 @@ test('a peer that never sends its header is dropped so the slot frees for the ne
 test('a port already taken fails with the address in the error', T, async () => {
   const live = await liveIngest();
   const second = socketSource({ host: '127.0.0.1', port: live.port, log: () => undefined });
-  await assert.rejects(ingest(second, new RecordingStore()), new RegExp(`^Error: cannot listen on 127\\.0\\.0\\.1:${live.port}: listen EADDRINUSE`));
+  await assert.rejects(ingest(second, new RecordingStore()), new RegExp(`^ListenError: cannot listen on 127\\.0\\.0\\.1:${live.port}: listen EADDRINUSE`));
   await live.stop();
 });

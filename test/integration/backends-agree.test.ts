@@ -15,8 +15,8 @@ import type { Block } from '../../src/domain/block.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import { writeEventFile } from '../../src/simulate/write.js';
-import { openStore } from '../../src/store/open.js';
-import type { Store } from '../../src/store/store.js';
+import { openStore, openWriter } from '../../src/store/open.js';
+import type { QueryStore } from '../../src/store/store.js';
 import { BACKENDS, type FreshStore } from '../support/backends.js';
 import { readBlocks } from '../support/blocks.js';
 
@@ -24,7 +24,7 @@ const ORDERS = '/api/v2/orders';
 const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-agree-'));
-const apps: { fresh: FreshStore; store: Store; app: FastifyInstance }[] = [];
+const apps: { fresh: FreshStore; store: QueryStore; app: FastifyInstance }[] = [];
 let blocks: Block[];
 
 before(async () => {
@@ -33,8 +33,10 @@ before(async () => {
   blocks = await readBlocks(file);
   for (const backend of BACKENDS) {
     const fresh = await backend.fresh(dir, 'agree');
-    const store = await openStore(fresh.config);
-    await ingest(fileSource(file), store);
+    const writer = await openWriter(fresh.config);
+    await ingest(fileSource(file), writer);
+    await writer.close();
+    const store = await openStore(fresh.config, { readOnly: true });
     apps.push({ fresh, store, app: await buildServer({ store }) });
   }
 });

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
 import { writeEventFile } from '../../src/simulate/write.js';
 import { openStore } from '../../src/store/open.js';
-import type { Store } from '../../src/store/store.js';
+import type { QueryStore } from '../../src/store/store.js';
 import { CLI } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-crash-'));
@@ -61,7 +61,7 @@ const QUERIES = [
 ];
 
 async function answers(dataDir: string): Promise<string[]> {
-  const store: Store = await openStore({ dataDir }, { readonly: true });
+  const store: QueryStore = await openStore({ dataDir }, { readOnly: true });
   const app: FastifyInstance = await buildServer({ store });
   try {
     const out: string[] = [];

@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'lq-cut-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function lastHeight(dataDir: string): Promise<bigint | undefined> {
-  const store = openSqliteStore({ path: join(dataDir, 'ledger.db'), readonly: true });
+  const store = openSqliteStore({ path: join(dataDir, 'ledger.db'), readOnly: true });
   try {
     return (await store.lastBlock())?.height;
   } finally {

@@ -16,15 +16,15 @@ import type { Block } from '../../src/domain/block.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import { writeEventFile } from '../../src/simulate/write.js';
-import { openStore } from '../../src/store/open.js';
-import type { Store } from '../../src/store/store.js';
+import { openStore, openWriter } from '../../src/store/open.js';
+import type { QueryStore } from '../../src/store/store.js';
 import { BACKENDS, type FreshStore } from '../support/backends.js';
 import { readBlocks } from '../support/blocks.js';
 import { createModelStore } from '../support/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-property-'));
 /** Per backend: the store the simulated file was ingested into, served. */
-const served = new Map<string, { fresh: FreshStore; store: Store; app: FastifyInstance }>();
+const served = new Map<string, { fresh: FreshStore; store: QueryStore; app: FastifyInstance }>();
 let model: FastifyInstance;
 let blocks: Block[];
 
@@ -33,8 +33,10 @@ before(async () => {
   await writeEventFile(file, { seed: 5, blocks: 80, ordersPerBlock: 15 });
   for (const backend of BACKENDS) {
     const fresh = await backend.fresh(dir, 'property');
-    const store = await openStore(fresh.config);
-    await ingest(fileSource(file), store);
+    const writer = await openWriter(fresh.config);
+    await ingest(fileSource(file), writer);
+    await writer.close();
+    const store = await openStore(fresh.config, { readOnly: true });
     served.set(backend.name, { fresh, store, app: await buildServer({ store }) });
   }
   blocks = await readBlocks(file);

@@ -6,6 +6,7 @@ import { emptyBlock, type Block } from '../../src/domain/block.js';
 import type { Order } from '../../src/domain/order.js';
 import { encodeOrder } from '../../src/wire/order-message.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
+import { SqliteWriter } from '../../src/store/sqlite/writer.js';
 
 export const hex = (n: number) => n.toString(16).padStart(64, '0');
 export const T0 = 1_700_000_000_000_000_000n;
@@ -38,12 +39,19 @@ export function tempDatabase(t: { after(fn: () => void): void }): { dir: string;
   return { dir, path: join(dir, 'ledger.db') };
 }
 
-/** A store on a fresh temporary file, closed after the test. */
-export function tempStore(t: { after(fn: () => void | Promise<void>): void }): { store: SqliteStore; path: string } {
+/**
+ * A store on a fresh temporary file, through both doors: its writer (the
+ * writer thread, as ingestion writes) and a query store; closed after the test.
+ */
+export async function tempStore(t: { after(fn: () => void | Promise<void>): void }): Promise<{ store: SqliteStore; writer: SqliteWriter; path: string }> {
   const { path } = tempDatabase(t);
-  const store = openSqliteStore({ path });
-  t.after(() => store.close());
-  return { store, path };
+  const writer = await SqliteWriter.open(path);
+  const store = openSqliteStore({ path, readOnly: true });
+  t.after(async () => {
+    await writer.close();
+    await store.close();
+  });
+  return { store, writer, path };
 }
 
 /** Deterministic pseudo-random numbers (mulberry32), so datasets are the same on every run. */

@@ -6,7 +6,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StoreConfig } from '../../src/store/open.js';
+import type { StoreConfig } from '../../src/store/store.js';
 import { createTestDatabase, query, testServers, type TestServer } from './postgres.js';
 
 export interface FreshStore {

@@ -17,8 +17,9 @@ import {
   ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, HISTORY_COLUMNS, NUMBERING_SQL, REMOVED_SQL, SIGNATURES_SQL,
   STAGED_CURRENT_FIELDS, STAGED_CURRENT_KINDS, STAGED_HISTORY_SQL, VACUUM_STAGING_SQL, copySql, historyTakenSql,
 } from './group-sql.js';
+import { BlockOrderError } from '../../errors.js';
 
-export { prepareWriterSession } from './group-sql.js';
+export { prepareWriteSession } from './group-sql.js';
 
 /**
  * A group turned into what the transaction sends, on the thread that prepared
@@ -148,7 +149,7 @@ async function copyIn(client: pg.ClientBase, sql: string, data: Uint8Array): Pro
 
 /**
  * Writes encoded groups on `client`, a session prepared by
- * prepareWriterSession that nothing else uses meanwhile.
+ * prepareWriteSession that nothing else uses meanwhile.
  */
 export class GroupWriter {
   /** The last group left rows, live or dead, in the staging tables. */
@@ -181,7 +182,7 @@ export class GroupWriter {
       let last = stored === undefined ? undefined : BigInt(stored.height);
       for (const { height } of group.blocks) {
         if (last !== undefined && height <= last) {
-          throw new Error(`block ${height} is not newer than the last stored block ${last}`);
+          throw new BlockOrderError(`block ${height} is not newer than the last stored block ${last}`);
         }
         last = height;
       }

@@ -4,6 +4,7 @@
  * its exact decimal text, bytea as a Buffer.
  */
 import pg from 'pg';
+import { UnsupportedDatabaseError } from '../../errors.js';
 
 const INT8_OID = 20;
 
@@ -93,10 +94,10 @@ export async function checkSession(client: pg.ClientBase): Promise<void> {
   );
   const { num, version, jit } = rows[0]!;
   if (Number(num) < OLDEST_SERVER) {
-    throw new Error(`PostgreSQL ${version} is older than ledger-query supports: use PostgreSQL ${OLDEST_SERVER / 10000} or newer`);
+    throw new UnsupportedDatabaseError(`PostgreSQL ${version} is older than ledger-query supports: use PostgreSQL ${OLDEST_SERVER / 10000} or newer`);
   }
   if (jit !== 'off') {
-    throw new Error(
+    throw new UnsupportedDatabaseError(
       `the PostgreSQL session runs with jit=${jit}, not the jit=off ledger-query asked for in its connection's startup options: ` +
         'something between ledger-query and the server (a connection pooler?) drops them; connect to the server directly, or through a pooler that passes them',
     );

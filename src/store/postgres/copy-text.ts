@@ -6,6 +6,7 @@
  * decimal digits of an unsigned 64-bit value as they are.
  */
 import type { SqlValue } from '../rows.js';
+import { InternalError } from '../../errors.js';
 
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPED = /[\\\t\n\r]/g;
@@ -29,7 +30,7 @@ export function copyField(v: SqlValue): string {
       return v.toString();
     case 'number':
       // Every number a row holds is an integer (enums, flags); anything else is a bug upstream.
-      if (!Number.isSafeInteger(v)) throw new Error(`cannot store ${v}: rows hold integers only`);
+      if (!Number.isSafeInteger(v)) throw new InternalError(`cannot store ${v}: rows hold integers only`);
       return String(v);
     default:
       return v === null ? '\\N' : copyBytes(v);

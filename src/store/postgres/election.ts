@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
+import { checkAborted, WriterLeaseLostError, WriterLockHeldError } from '../../errors.js';
 import { LOCKS } from './schema.js';
 
 /** How often a standby asks for the lock: a standby takes over within this of the lock coming free. */
@@ -26,14 +27,6 @@ const KEEPALIVE_SETTINGS = [
   `SET tcp_keepalives_count = 2`,
   `SET tcp_user_timeout = 4000`,
 ];
-
-export class WriterLockHeldError extends Error {
-  constructor() {
-    super('another ledger-query instance is writing to this database (it holds the writer lock); ' +
-      'start this one as a standby, or read-only with --no-ingest');
-    this.name = 'WriterLockHeldError';
-  }
-}
 
 export interface LeaseOptions {
   /** Wait for the lock instead of failing while another instance holds it. */
@@ -56,15 +49,15 @@ async function tryLock(client: pg.ClientBase): Promise<boolean> {
  * so a writer that lost its lease stops rather than writing on another's.
  */
 export class WriterLease {
-  private lostWith: Error | undefined;
+  private lostWith: WriterLeaseLostError | undefined;
   private released = false;
 
   private constructor(private readonly client: pg.Client) {
     client.on('error', (e: Error) => {
-      this.lostWith ??= new Error(`the writer's database session failed, and its writer lock with it: ${e.message}`, { cause: e });
+      this.lostWith ??= new WriterLeaseLostError(`the writer's database session failed, and its writer lock with it: ${e.message}`, { cause: e });
     });
     client.on('end', () => {
-      if (!this.released) this.lostWith ??= new Error("the writer's database session ended, and its writer lock with it");
+      if (!this.released) this.lostWith ??= new WriterLeaseLostError("the writer's database session ended, and its writer lock with it");
     });
   }
 
@@ -81,9 +74,14 @@ export class WriterLease {
     for (const setting of KEEPALIVE_SETTINGS) await client.query(setting).catch(() => undefined);
     let standby = false;
     for (;;) {
-      signal?.throwIfAborted();
+      checkAborted(signal, 'waiting for the writer lock');
       if (await tryLock(client)) return lease;
-      if (!wait) throw new WriterLockHeldError();
+      if (!wait) {
+        throw new WriterLockHeldError(
+          'another ledger-query instance is writing to this database (it holds the writer lock); ' +
+            'start this one as a standby, or read-only with --no-ingest',
+        );
+      }
       if (!standby) {
         standby = true;
         onStandby?.();
@@ -91,14 +89,14 @@ export class WriterLease {
       try {
         await sleep(pollMs, undefined, { signal });
       } catch (e) {
-        signal?.throwIfAborted();
+        checkAborted(signal, 'waiting for the writer lock');
         throw e;
       }
     }
   }
 
   /** Why the lease was lost, if it was. */
-  get lost(): Error | undefined {
+  get lost(): WriterLeaseLostError | undefined {
     return this.lostWith;
   }
 

@@ -88,7 +88,7 @@ export const VACUUM_STAGING_SQL = `VACUUM ${STAGING_TABLES.join(', ')}`;
  *   the large table whole (all of orders_current, for each group). These
  *   settings are the writer session's own.
  */
-export async function prepareWriterSession(client: pg.ClientBase): Promise<void> {
+export async function prepareWriteSession(client: pg.ClientBase): Promise<void> {
   await client.query(`SET temp_buffers = '128MB'`);
   await client.query('SET enable_hashjoin = off');
   await client.query('SET enable_mergejoin = off');

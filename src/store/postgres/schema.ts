@@ -8,7 +8,7 @@
  * nothing left to do.
  */
 import type pg from 'pg';
-import { SchemaVersionError } from '../store.js';
+import { SchemaVersionError, StoreNotFoundError } from '../../errors.js';
 
 export interface Migration {
   version: number;
@@ -238,7 +238,7 @@ export async function storedSchemaVersion(client: pg.ClientBase): Promise<number
 export async function checkSchema(client: pg.ClientBase): Promise<void> {
   const v = await storedSchemaVersion(client);
   if (v === undefined) {
-    throw new SchemaVersionError(
+    throw new StoreNotFoundError(
       'no ledger-query schema in this database: start an instance that may write (ingest, or serve without --no-ingest) once to create it',
     );
   }

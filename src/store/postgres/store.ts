@@ -1,10 +1,11 @@
 /**
- * The PostgreSQL store. Queries come from ../page-sql.ts with PostgreSQL's
- * dialect, through a pool; blocks are written by ./writer.ts on a connection
- * of its own that holds the writer lock. Any number of these stores may read
- * one database (or its replicas); one writes.
+ * The PostgreSQL store's queries. They come from ../page-sql.ts with
+ * PostgreSQL's dialect, through a pool; blocks are written by ./writer.ts on
+ * a connection of its own that holds the writer lock. Any number of these
+ * stores may read one database (or its replicas); one writer writes.
  */
 import { createHash } from 'node:crypto';
+import { InternalError } from '../../errors.js';
 import type pg from 'pg';
 import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../../domain/order.js';
@@ -12,17 +13,17 @@ import { blockToken, type BlockStamp, type Page, type PageRequest } from '../../
 import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
-import { GroupRows, type SqlValue } from '../rows.js';
-import type { CommittedBlock, Store } from '../store.js';
+import type { SqlValue } from '../rows.js';
+import type { CommittedBlock, QueryStore } from '../store.js';
 import { checkSession, newPool } from './connection.js';
 import { numberedPlaceholders, POSTGRES } from './dialect.js';
+import { fromPostgres } from './errors.js';
 import { checkSchema, migrate } from './schema.js';
-import { PostgresWriter } from './writer.js';
 
 export interface PostgresStoreOptions {
   url: string;
-  /** Never migrate or write (SELECT rights suffice; a read replica will do). */
-  readonly?: boolean;
+  /** Never migrate (SELECT rights suffice; a read replica will do). */
+  readOnly?: boolean;
   /** Connections for queries (default 4). */
   poolSize?: number;
 }
@@ -33,14 +34,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const client = await pool.connect();
     try {
       await checkSession(client);
-      if (options.readonly) await checkSchema(client);
+      if (options.readOnly) await checkSchema(client);
       else await migrate(client);
     } finally {
       client.release();
     }
   } catch (e) {
     await pool.end();
-    throw e;
+    throw fromPostgres(e, options.url);
   }
   return new PostgresStore(pool, options);
 }
@@ -90,7 +91,7 @@ function pageStatement(q: PageQueries): { sql: string; params: SqlValue[] } {
 
 type PageRowValues = [json: string | null, k1: bigint | null, k2: unknown, height: string | null, time: bigint | null, beyond: boolean | null];
 
-export class PostgresStore implements Store<GroupRows> {
+export class PostgresStore implements QueryStore {
   private readonly texts = new StatementTexts(512);
   /**
    * The planner's counts, with the block they were read at ('' if unknown).
@@ -98,7 +99,6 @@ export class PostgresStore implements Store<GroupRows> {
    * drops them, and the next page reads them again.
    */
   private stats: { block: string; value: Promise<OrderStats> } | undefined;
-  private writer: Promise<PostgresWriter> | undefined;
   private lastBlockRead: Promise<CommittedBlock | undefined> | undefined;
   private nextLastBlock:
     | { promise: Promise<CommittedBlock | undefined>; resolve: (b: CommittedBlock | undefined) => void; reject: (e: unknown) => void }
@@ -161,28 +161,7 @@ export class PostgresStore implements Store<GroupRows> {
     return row && { height: BigInt(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
   }
 
-  async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
-    const { rows } = await this.pool.query<{ height: string; hash: string }>(
-      'SELECT height, hash FROM blocks WHERE height BETWEEN $1 AND $2', [from, to],
-    );
-    return new Map(rows.map((r) => [BigInt(r.height), r.hash]));
-  }
-
-  newBatch(): GroupRows {
-    return new GroupRows();
-  }
-
-  /** Writes through a writer opened on first use; it fails if another instance holds the writer lock. */
-  async write(batch: GroupRows): Promise<void> {
-    if (this.options.readonly) throw new Error('the store was opened read-only');
-    this.writer ??= PostgresWriter.open(this.options.url, {});
-    await (await this.writer).write(batch);
-  }
-
   async close(): Promise<void> {
-    const writer = this.writer;
-    this.writer = undefined;
-    await (await writer?.catch(() => undefined))?.close();
     await this.pool.end();
   }
 
@@ -237,7 +216,7 @@ export class PostgresStore implements Store<GroupRows> {
     const result = await this.pool.query<PageRowValues>({ name, text, values: statement.params, rowMode: 'array' });
     const rows = result.rows;
     const meta = rows.pop();
-    if (meta === undefined || meta[0] !== null) throw new Error('page statement returned no block row');
+    if (meta === undefined || meta[0] !== null) throw new InternalError('page statement returned no block row');
     const found = rows.map(([json, k1, k2]) => ({ json: json!, key: key(json!, k1!, k2) }));
     const assembled = assemblePage(page, found, meta[5] === true);
     const [, , , height, time] = meta;

@@ -9,6 +9,7 @@ import {
   u64, type CurrentField, type PackedHistory, type PreparedGroup, type SqlValue,
 } from '../rows.js';
 import type { CommittedBlock } from '../store.js';
+import { BlockOrderError } from '../../errors.js';
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -187,7 +188,7 @@ export class BlockWriter {
     for (const { height, time, hash } of group.blocks) {
       // Checked under the write lock: no other writer can slip a block in between.
       if (last !== undefined && height <= last) {
-        throw new Error(`block ${height} is not newer than the last stored block ${last}`);
+        throw new BlockOrderError(`block ${height} is not newer than the last stored block ${last}`);
       }
       last = height;
       this.insertBlock.run(u64(height), hash, time);

@@ -9,7 +9,7 @@ import type { Order } from '../../domain/order.js';
 import { toMicros } from '../../domain/time.js';
 import { encodeOrder } from '../../wire/order-message.js';
 import { orderKeyOfBytes } from '../order-key.js';
-import { SchemaVersionError } from '../store.js';
+import { MigrationError, SchemaVersionError } from '../../errors.js';
 
 export interface Migration {
   version: number;
@@ -273,7 +273,7 @@ function asTheOriginalAnswers(db: Database.Database): void {
  */
 function compactOrderKeys(db: Database.Database): void {
   const bad = db.prepare(`SELECT id FROM orders_current WHERE length(id) <> 64 OR unhex(id) IS NULL LIMIT 1`).pluck().get();
-  if (bad !== undefined) throw new Error(`cannot migrate: order id ${JSON.stringify(bad)} is not 64 hex digits`);
+  if (bad !== undefined) throw new MigrationError(`cannot migrate: order id ${JSON.stringify(bad)} is not 64 hex digits`);
   db.exec(`
     CREATE TABLE parties (no INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE) STRICT;
     CREATE TABLE markets (no INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE) STRICT;

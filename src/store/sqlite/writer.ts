@@ -1,55 +1,42 @@
 /**
- * A WriteStore whose SQLite connection lives on a thread of its own. The
- * caller's thread reads and decodes the source and turns blocks into rows as
- * they complete (GroupRows, ../rows.ts); the writer thread only binds
- * and commits them. While one group is being committed the next is read,
- * which takes ingestion from one core to two.
+ * The embedded store's WriteStore: its SQLite connection lives on a thread of
+ * its own (./writer-thread.ts). The caller's thread reads and decodes the
+ * source and turns blocks into rows as they complete (GroupRows, ../rows.ts);
+ * the writer thread only binds and commits them. While one group is being
+ * committed the next is read, which takes ingestion from one core to two.
  */
-import { Worker } from 'node:worker_threads';
-import { GroupRows, transferables } from '../rows.js';
+import { GroupRows, transferables, type PreparedGroup } from '../rows.js';
 import type { CommittedBlock, WriteStore } from '../store.js';
-import { ThreadCalls } from '../thread-calls.js';
-import type { WriterRequest } from './writer-thread.js';
+import { ThreadWriter } from '../thread-writer.js';
 
 export class SqliteWriter implements WriteStore<GroupRows> {
-  private constructor(private readonly thread: ThreadCalls<WriterRequest>) {}
+  private constructor(private readonly thread: ThreadWriter<PreparedGroup>) {}
 
-  /** Starts the writer thread; fails as opening the database fails (a newer schema, say). */
+  /** Starts the writer thread on the file at `path` (created or migrated); fails as opening it fails. */
   static async open(path: string): Promise<SqliteWriter> {
-    const worker = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { path } });
-    const thread = new ThreadCalls<WriterRequest>(worker, 'the SQLite writer thread exited');
-    try {
-      await thread.call({ type: 'ready' });
-    } catch (e) {
-      await worker.terminate();
-      throw e;
-    }
-    return new SqliteWriter(thread);
+    return new SqliteWriter(await ThreadWriter.open<PreparedGroup>('SQLite', new URL('./writer-thread.js', import.meta.url), { path }));
   }
 
-  async lastBlock(): Promise<CommittedBlock | undefined> {
-    return (await this.thread.call({ type: 'lastBlock' })) as CommittedBlock | undefined;
+  lastBlock(): Promise<CommittedBlock | undefined> {
+    return this.thread.lastBlock();
   }
 
-  async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
-    return (await this.thread.call({ type: 'blockHashes', from, to })) as Map<bigint, string>;
+  blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
+    return this.thread.blockHashes(from, to);
   }
 
   newBatch(): GroupRows {
     return new GroupRows();
   }
 
-  /**
-   * Resolves once the batch is committed. Calls may overlap: batches are
-   * written in the order of the calls, and once one fails, every later one
-   * fails too (the thread refuses them).
-   */
-  async write(batch: GroupRows): Promise<void> {
-    const group = batch.finish();
-    if (group !== undefined) await this.thread.call({ type: 'write', group }, transferables(group));
+  write(batch: GroupRows): Promise<void> {
+    return this.thread.write(() => {
+      const group = batch.finish();
+      return group && { group, transfer: transferables(group) };
+    });
   }
 
   close(): Promise<void> {
-    return this.thread.end({ type: 'close' });
+    return this.thread.close();
   }
 }

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
-import { SchemaVersionError, writeBlocks } from '../../../src/store/store.js';
+import { SchemaVersionError } from '../../../src/errors.js';
+import { writeBlocks } from '../../../src/store/store.js';
 import { createTestDatabase, forEachServer, query, type TestDatabase, type TestServer } from '../../support/postgres.js';
 import { block, order } from '../helpers.js';
 

@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import type { PageRequest } from '../../../src/domain/page.js';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/store.js';
+import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { createTestDatabase, forEachServer, query, type TestDatabase } from '../../support/postgres.js';
 import { BUNDLE_CURSOR, BUNDLE_SHAPES, cursorKey, ORDER_SHAPES, requests, skewedBook } from '../plan-shapes.js';
@@ -46,11 +47,11 @@ forEachServer((server) => {
 
   before(async () => {
     db = await createTestDatabase(server);
-    const store = await openPostgresStore({ url: db.url });
+    const writer = await PostgresWriter.open(db.url);
     try {
-      for (let i = 0; i < BOOK.length; i += 10) await writeBlocks(store, BOOK.slice(i, i + 10));
+      for (let i = 0; i < BOOK.length; i += 10) await writeBlocks(writer, BOOK.slice(i, i + 10));
     } finally {
-      await store.close();
+      await writer.close();
     }
     await query(db.url, 'ANALYZE');
   });
@@ -58,7 +59,7 @@ forEachServer((server) => {
   after(() => db?.drop());
 
   test(`the first page of every filter shape takes under ${FIRST_PAGE_MS[50]} ms (1000 rows: ${FIRST_PAGE_MS[1000]} ms) on a store of 10,000 orders (server defaults)`, async () => {
-    const store = await openPostgresStore({ url: db.url, readonly: true });
+    const store = await openPostgresStore({ url: db.url, readOnly: true });
     try {
       const slow: string[] = [];
       const shapes = [
@@ -94,14 +95,16 @@ forEachServer((server) => {
     });
 
     // New sessions, which get the database's settings: a writer's groups, then every page.
-    const store = await openPostgresStore({ url: db.url });
+    const writer = await PostgresWriter.open(db.url);
+    const store = await openPostgresStore({ url: db.url, readOnly: true });
     let pages: number;
     try {
       const last = BOOK.length;
       const more = skewedBook(last + 5).slice(last);
-      for (const b of more) await writeBlocks(store, [b]);
+      for (const b of more) await writeBlocks(writer, [b]);
       pages = await everyPage(store);
     } finally {
+      await writer.close();
       await store.close();
     }
     // The control: a plain session's statement is compiled, so the count below can see one.

@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { TYPE } from '../../../src/domain/enums.js';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/store.js';
+import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { createTestDatabase, forEachServer, type TestDatabase } from '../../support/postgres.js';
 import { BUNDLE_CURSOR, BUNDLE_SHAPES, cursorKey, ORDER_SHAPES, requests, skewedBook } from '../plan-shapes.js';
@@ -64,9 +65,11 @@ forEachServer((server) => {
 
   before(async () => {
     db = await createTestDatabase(server);
-    store = await openPostgresStore({ url: db.url });
+    const writer = await PostgresWriter.open(db.url);
     // Larger than the embedded store's book: with a few thousand rows PostgreSQL rightly reads the whole table.
-    for (const b of skewedBook(200)) await writeBlocks(store, [b]);
+    for (const b of skewedBook(200)) await writeBlocks(writer, [b]);
+    await writer.close();
+    store = await openPostgresStore({ url: db.url, readOnly: true });
     // Statistics, as autovacuum would gather them in a while.
     await analyze(db.url);
   });

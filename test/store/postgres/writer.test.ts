@@ -16,7 +16,7 @@ import type { Block } from '../../../src/domain/block.js';
 import { writeEventFile } from '../../../src/simulate/write.js';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { CURRENT_FIELDS } from '../../../src/store/rows.js';
-import { openSqliteStore } from '../../../src/store/sqlite/store.js';
+import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { decodeOrder } from '../../../src/wire/order-message.js';
 import { readBlocks } from '../../support/blocks.js';
@@ -93,7 +93,7 @@ async function bothBackends(server: TestServer, groups: readonly Block[][]): Pro
   const dir = mkdtempSync(join(tmpdir(), 'lq-pgw-'));
   try {
     const path = join(dir, 'ledger.db');
-    const sqlite = openSqliteStore({ path });
+    const sqlite = await SqliteWriter.open(path);
     for (const g of groups) await writeBlocks(sqlite, g);
     await sqlite.close();
     const { url } = await database(server);

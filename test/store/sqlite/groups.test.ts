@@ -52,13 +52,13 @@ test('any grouping of blocks into transactions stores exactly what one block at 
   const blocks = simulatedBlocks(11, 120);
   assert.ok(blocks.some((b) => b.signersAdded.length > 0) && blocks.some((b) => b.nodeSignatures.length > 0));
   const written = async (groupSizes: (i: number) => number) => {
-    const { store, path } = tempStore(t);
+    const { writer, path } = await tempStore(t);
     for (let i = 0, g = 0; i < blocks.length; g++) {
       const n = groupSizes(g);
-      await writeBlocks(store, blocks.slice(i, i + n));
+      await writeBlocks(writer, blocks.slice(i, i + n));
       i += n;
     }
-    await store.close();
+    await writer.close();
     return dump(path);
   };
   const oneByOne = await written(() => 1);
@@ -67,12 +67,12 @@ test('any grouping of blocks into transactions stores exactly what one block at 
   assert.deepEqual(await written((g) => [7, 1, 30, 2, 13][g % 5]!), oneByOne, 'uneven groups');
 });
 
-test('the writer thread, with writes outstanding side by side, stores exactly what the in-process store does', async (t) => {
+test('the writer thread, with writes outstanding side by side, stores exactly what one write of every block does', async (t) => {
   const blocks = simulatedBlocks(12, 90);
-  const direct = tempStore(t);
-  await writeBlocks(direct.store, blocks);
-  const directLast = direct.store.lastBlockSync();
-  await direct.store.close();
+  const direct = await tempStore(t);
+  await writeBlocks(direct.writer, blocks);
+  const directLast = await direct.writer.lastBlock();
+  await direct.writer.close();
 
   const { path } = tempDatabase(t);
   const writer = await SqliteWriter.open(path);

@@ -10,8 +10,8 @@ import { writeBlocks } from '../../../src/store/store.js';
 const FIRST: { newestFirst: boolean; mode: 'first'; limit: number } = { newestFirst: false, mode: 'first', limit: 100 };
 
 async function storedJson(orders: Order[], t: Parameters<typeof tempStore>[0]): Promise<string[]> {
-  const { store } = tempStore(t);
-  await writeBlocks(store, [block(1, { orders })]);
+  const { store, writer } = await tempStore(t);
+  await writeBlocks(writer, [block(1, { orders })]);
   return (await store.listOrders({}, FIRST)).rows.map((r) => r.json);
 }
 
@@ -57,9 +57,9 @@ test('reason is left out when unset or 0, peggedOrder is null when unset or unre
 });
 
 test('a page key takes the order id from the node, where it is the first member', async (t) => {
-  const { store } = tempStore(t);
+  const { store, writer } = await tempStore(t);
   const orders = [order(0xabc, { id: hex(0xabc).toUpperCase() }), order(2), order(3, { reference: '{"id":"x' })];
-  await writeBlocks(store, [block(1, { orders })]);
+  await writeBlocks(writer, [block(1, { orders })]);
   const page = await store.listOrders({}, FIRST);
   assert.equal(page.rows.length, 3);
   for (const row of page.rows) {
@@ -102,10 +102,10 @@ test('every string field is escaped exactly as JSON.stringify escapes it (the or
 });
 
 test('a bundle node: fields in order, escaped strings, addresses "0x" + lower case, time in whole microseconds, signatures packed in byte order', async (t) => {
-  const { store } = tempStore(t);
+  const { store, writer } = await tempStore(t);
   const added = { signatureId: 'ab', validatorId: 'v', timestamp: -3n, newSigner: 'new"signer', submitter: '0XS\n', nonce: '18446744073709551616', epochSeq: (1n << 64n) - 1n };
   const sigs = [Uint8Array.from([0xff]), Uint8Array.from([0x00, 0x01]), Uint8Array.from([0x00]), Uint8Array.from([0xab, 0xcd, 0xef])];
-  await writeBlocks(store, [block(1, { signersAdded: [added], nodeSignatures: sigs.map((sig) => ({ id: 'AB', sig, kind: 3 })) })]);
+  await writeBlocks(writer, [block(1, { signersAdded: [added], nodeSignatures: sigs.map((sig) => ({ id: 'AB', sig, kind: 3 })) })]);
   const [row] = (await store.listBundles({}, FIRST)).rows;
   assert.equal(row!.json, bundleJson(added, packSignatures(sigs)));
   assert.equal(

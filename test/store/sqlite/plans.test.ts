@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TYPE } from '../../../src/domain/enums.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/store.js';
+import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { tempDatabase } from '../helpers.js';
 import { BUNDLE_CURSOR, BUNDLE_SHAPES, cursorKey, ORDER_SHAPES, requests, skewedBook } from '../plan-shapes.js';
@@ -16,8 +17,10 @@ let store: SqliteStore;
 
 before(async () => {
   const { path } = tempDatabase({ after });
-  store = openSqliteStore({ path });
-  for (const b of skewedBook(40)) await writeBlocks(store, [b]);
+  const writer = await SqliteWriter.open(path);
+  for (const b of skewedBook(40)) await writeBlocks(writer, [b]);
+  await writer.close();
+  store = openSqliteStore({ path, readOnly: true });
 });
 after(() => store?.close());
 

@@ -16,6 +16,7 @@ import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sto
 import { encodeOrder } from '../../../src/wire/order-message.js';
 import { createModelStore } from '../../support/model.js';
 import { block, hex, order, random, tempDatabase, T0 } from '../helpers.js';
+import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
 
 const rnd = random(20240601);
@@ -91,8 +92,10 @@ let store: SqliteStore;
 
 before(async () => {
   const { path } = tempDatabase({ after });
-  store = openSqliteStore({ path });
-  for (const b of blocks) await writeBlocks(store, [b]);
+  const writer = await SqliteWriter.open(path);
+  for (const b of blocks) await writeBlocks(writer, [b]);
+  await writer.close();
+  store = openSqliteStore({ path, readOnly: true });
 });
 after(() => store?.close());
 

@@ -6,11 +6,14 @@ import { STATUS, TIF, TYPE } from '../../../src/domain/enums.js';
 import { NETWORK_PARTY, isLive, type Order } from '../../../src/domain/order.js';
 import type { PageRequest } from '../../../src/domain/page.js';
 import { decodeOrder } from '../../../src/wire/order-message.js';
-import { openSqliteStore, PAGE_BYTES } from '../../../src/store/sqlite/store.js';
+import { PAGE_BYTES } from '../../../src/store/sqlite/database.js';
+import { openSqliteStore } from '../../../src/store/sqlite/store.js';
+import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../src/store/sqlite/schema.js';
 import { block, blockTime, hex, order, tempDatabase, tempStore } from '../helpers.js';
 import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../../support/history.js';
-import { SchemaVersionError, writeBlocks } from '../../../src/store/store.js';
+import { SchemaVersionError } from '../../../src/errors.js';
+import { writeBlocks } from '../../../src/store/store.js';
 
 const FIRST_100: PageRequest<never> = { newestFirst: false, mode: 'first', limit: 100 };
 
@@ -27,11 +30,11 @@ function history(db: Database.Database): [string, bigint, Order][] {
 }
 
 test('the last event of an order within a block wins, and history keeps one row per order per block', async (t) => {
-  const { store, path } = tempStore(t);
-  await writeBlocks(store, [block(1, {
+  const { store, writer, path } = await tempStore(t);
+  await writeBlocks(writer, [block(1, {
     orders: [order(1), order(2), order(1, { remaining: 7n, version: 2n }), order(1, { remaining: 4n, version: 3n })],
   })]);
-  await writeBlocks(store, [block(2, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] })]);
+  await writeBlocks(writer, [block(2, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] })]);
 
   const page = await store.listOrders({}, FIRST_100);
   const nodes = page.rows.map((r) => JSON.parse(r.json) as Record<string, unknown>);
@@ -52,18 +55,18 @@ test('the last event of an order within a block wins, and history keeps one row 
 });
 
 test('two blocks with the same time keep the later state of an order in history', async (t) => {
-  const { store, path } = tempStore(t);
-  await writeBlocks(store, [block(1, { orders: [order(1)] })]);
-  await writeBlocks(store, [{ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) }]);
+  const { store, writer, path } = await tempStore(t);
+  await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
+  await writeBlocks(writer, [{ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) }]);
   const db = inspect(path);
   t.after(() => db.close());
   assert.deepEqual(history(db).map(([id, , o]) => [id, o.remaining]), [[hex(1), 2n]]);
 });
 
 test('in one group too, many rows to a statement, the later of two blocks with the same time wins', async (t) => {
-  const { store, path } = tempStore(t);
+  const { store, writer, path } = await tempStore(t);
   const ids = Array.from({ length: 100 }, (_, i) => i + 1);
-  await writeBlocks(store, [
+  await writeBlocks(writer, [
     block(1, { orders: ids.map((i) => order(i)) }),
     { ...block(2, { orders: ids.map((i) => order(i, { remaining: BigInt(i) })) }), time: blockTime(1n) },
   ]);
@@ -73,10 +76,10 @@ test('in one group too, many rows to a statement, the later of two blocks with t
 });
 
 test('every kind of change to an order reaches the current state, and the planner counts follow', async (t) => {
-  const { store, path } = tempStore(t);
-  await writeBlocks(store, [block(1, { orders: [order(1), order(2), order(3)] })]);
+  const { store, writer, path } = await tempStore(t);
+  await writeBlocks(writer, [block(1, { orders: [order(1), order(2), order(3)] })]);
   // A fill (no indexed column changes), a status change, and a change of lifelong columns.
-  await writeBlocks(store, [block(2, {
+  await writeBlocks(writer, [block(2, {
     orders: [
       order(1, { remaining: 3n }),
       order(2, { status: STATUS.CANCELLED }),
@@ -111,61 +114,63 @@ test('every kind of change to an order reaches the current state, and the planne
 
 test('lastBlock is stored with the block, survives reopening, and a block not newer than it is refused whole', async (t) => {
   const { path } = tempDatabase(t);
-  const store = openSqliteStore({ path });
-  assert.equal(await store.lastBlock(), undefined);
-  await writeBlocks(store, [block(5, { orders: [order(1)], chainId: 'chain-a' })]);
-  assert.deepEqual(await store.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a', hash: 'hash-5' });
-  await assert.rejects(writeBlocks(store, [block(5, { orders: [order(2)] })]), /not newer/);
-  await assert.rejects(writeBlocks(store, [block(4, { orders: [order(3)] })]), /not newer/);
-  await store.close();
+  const writer = await SqliteWriter.open(path);
+  assert.equal(await writer.lastBlock(), undefined);
+  await writeBlocks(writer, [block(5, { orders: [order(1)], chainId: 'chain-a' })]);
+  assert.deepEqual(await writer.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a', hash: 'hash-5' });
+  await assert.rejects(writeBlocks(writer, [block(5, { orders: [order(2)] })]), /not newer/);
+  await assert.rejects(writeBlocks(writer, [block(4, { orders: [order(3)] })]), /not newer/);
+  await writer.close();
 
   const reopened = openSqliteStore({ path });
   t.after(() => reopened.close());
   assert.deepEqual(await reopened.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a', hash: 'hash-5' });
-  assert.deepEqual(await reopened.blockHashes(1n, 9n), new Map([[5n, 'hash-5']]), 'the hash of each stored block, by height');
+  const again = await SqliteWriter.open(path);
+  t.after(() => again.close());
+  assert.deepEqual(await again.blockHashes(1n, 9n), new Map([[5n, 'hash-5']]), 'the hash of each stored block, by height');
   const page = await reopened.listOrders({}, FIRST_100);
   assert.deepEqual(page.rows.map((r) => r.key.id), [hex(1)], 'the refused blocks left nothing behind');
 });
 
 test('a block that fails half way is rolled back: none of its rows and not its height are stored', async (t) => {
-  const { store } = tempStore(t);
-  await writeBlocks(store, [block(1, { orders: [order(1)] })]);
+  const { store, writer } = await tempStore(t);
+  await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
   // createdAt beyond int64 cannot be bound: the failure comes after the first order was written.
   const bad = block(2, {
     orders: [order(2), order(3, { createdAt: 1n << 64n })],
     signersAdded: [{ signatureId: 'ab', validatorId: 'cd', timestamp: 1n, newSigner: 'n', submitter: 's', nonce: '1', epochSeq: 1n }],
   });
-  await assert.rejects(writeBlocks(store, [bad]));
+  await assert.rejects(writeBlocks(writer, [bad]));
   assert.equal((await store.lastBlock())?.height, 1n);
   assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
   assert.equal((await store.listBundles({}, FIRST_100)).rows.length, 0);
   assert.equal(store.orderStats().total, 1, 'counts rolled back too');
   // The same height can then be written properly.
-  await writeBlocks(store, [block(2, { orders: [order(2)] })]);
+  await writeBlocks(writer, [block(2, { orders: [order(2)] })]);
   assert.equal((await store.lastBlock())?.height, 2n);
 });
 
 test('blocks written together are one transaction: a failing block takes the whole group back', async (t) => {
-  const { store } = tempStore(t);
-  await writeBlocks(store, [block(1, { orders: [order(1)] })]);
+  const { store, writer } = await tempStore(t);
+  await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
   const bad = block(4, { orders: [order(4, { createdAt: 1n << 64n })] });
-  await assert.rejects(writeBlocks(store, [block(2, { orders: [order(2)] }), block(3, { orders: [order(3)] }), bad]));
+  await assert.rejects(writeBlocks(writer, [block(2, { orders: [order(2)] }), block(3, { orders: [order(3)] }), bad]));
   assert.equal((await store.lastBlock())?.height, 1n);
   assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
   // Out of order within a group is refused as well.
-  await assert.rejects(writeBlocks(store, [block(3, { orders: [order(3)] }), block(2, { orders: [order(2)] })]), /not newer/);
+  await assert.rejects(writeBlocks(writer, [block(3, { orders: [order(3)] }), block(2, { orders: [order(2)] })]), /not newer/);
   assert.equal((await store.lastBlock())?.height, 1n);
 });
 
 test('a group of blocks keeps each block\'s history and ends at its last block', async (t) => {
-  const { store, path } = tempStore(t);
-  await writeBlocks(store, [
+  const { store, writer, path } = await tempStore(t);
+  await writeBlocks(writer, [
     block(1, { orders: [order(1)] }),
     block(2, { orders: [order(1, { remaining: 6n, version: 2n }), order(2)] }),
     block(3, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] }),
   ]);
   assert.deepEqual(await store.lastBlock(), { height: 3n, time: blockTime(3n), chainId: block(3).chainId, hash: 'hash-3' });
-  assert.deepEqual(await store.blockHashes(2n, 3n), new Map([[2n, 'hash-2'], [3n, 'hash-3']]));
+  assert.deepEqual(await writer.blockHashes(2n, 3n), new Map([[2n, 'hash-2'], [3n, 'hash-3']]));
   const db = inspect(path);
   t.after(() => db.close());
   assert.deepEqual(history(db).map(([id, time, o]) => [id, time, o.remaining]), [
@@ -179,7 +184,7 @@ test('a group of blocks keeps each block\'s history and ends at its last block',
 });
 
 test('64-bit values keep every digit: uint64 above int64, int64 above 2^53 (times on the microsecond), block heights', async (t) => {
-  const { store, path } = tempStore(t);
+  const { store, writer, path } = await tempStore(t);
   const max64 = (1n << 64n) - 1n;
   const big = (1n << 62n) + 1n;
   const first = block(1, {
@@ -188,7 +193,7 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53 (time
       icebergOrder: { peakSize: max64, minimumVisibleSize: big, reservedRemaining: 1n << 63n },
     })],
   });
-  await writeBlocks(store, [first]);
+  await writeBlocks(writer, [first]);
   const node = JSON.parse((await store.listOrders({}, FIRST_100)).rows[0]!.json) as Record<string, unknown>;
   assert.equal(node.size, String(max64));
   assert.equal(node.remaining, String(1n << 63n));
@@ -202,7 +207,7 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53 (time
   const page = await store.listOrders({ dateRange: { start: big, end: big + 1000n } }, FIRST_100);
   assert.deepEqual(page.rows.map((r) => r.key), [{ createdAt: 4611686018427387000n, id: hex(1) }], 'key read back as an exact bigint');
 
-  await writeBlocks(store, [{ ...block(2), height: max64 }]);
+  await writeBlocks(writer, [{ ...block(2), height: max64 }]);
   assert.equal((await store.lastBlock())?.height, max64);
   await store.close();
   const db = inspect(path);
@@ -215,36 +220,37 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53 (time
 
 test('a read-only store reads what a writer commits, and refuses to write', async (t) => {
   const { path } = tempDatabase(t);
-  const writer = openSqliteStore({ path });
+  const writer = await SqliteWriter.open(path);
   t.after(() => writer.close());
   await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
-  const reader = openSqliteStore({ path, readonly: true });
+  const reader = openSqliteStore({ path, readOnly: true });
   t.after(() => reader.close());
   assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 1);
   await writeBlocks(writer, [block(2, { orders: [order(2)] })]);
   assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 2, 'sees the later commit');
   assert.equal((await reader.lastBlock())?.height, 2n);
-  await assert.rejects(writeBlocks(reader, [block(3)]), /read-only/);
+  // A query store has no door to write through: the connection itself is read-only.
+  assert.throws(() => (reader as unknown as { db: Database.Database }).db.exec('DELETE FROM orders_current'), /readonly/);
 });
 
 test('read-only opening needs an existing file at the current schema version', async (t) => {
   const { dir, path } = tempDatabase(t);
-  assert.throws(() => openSqliteStore({ path, readonly: true }));
+  assert.throws(() => openSqliteStore({ path, readOnly: true }));
   const old = new Database(path);
   old.exec('CREATE TABLE something (x)');
   old.close();
-  assert.throws(() => openSqliteStore({ path, readonly: true }), SchemaVersionError);
+  assert.throws(() => openSqliteStore({ path, readOnly: true }), SchemaVersionError);
   // Opening read-write migrates it; then read-only works.
   await openSqliteStore({ path }).close();
-  await openSqliteStore({ path, readonly: true }).close();
+  await openSqliteStore({ path, readOnly: true }).close();
   assert.ok(dir);
 });
 
 test('migrations: a new file is at the latest version, reopening changes nothing, a newer file is refused', async (t) => {
   const { path } = tempDatabase(t);
-  const store = openSqliteStore({ path });
-  await writeBlocks(store, [block(1, { orders: [order(1)] })]);
-  await store.close();
+  const writer = await SqliteWriter.open(path);
+  await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
+  await writer.close();
   const db = new Database(path);
   assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
   assert.equal(db.pragma('page_size', { simple: true }), PAGE_BYTES, 'a new file has the pages the store chose');
@@ -264,13 +270,13 @@ test('migrations: a new file is at the latest version, reopening changes nothing
   bump.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
   bump.close();
   assert.throws(() => openSqliteStore({ path }), SchemaVersionError);
-  assert.throws(() => openSqliteStore({ path, readonly: true }), SchemaVersionError);
+  assert.throws(() => openSqliteStore({ path, readOnly: true }), SchemaVersionError);
 });
 
 test('signer events are keyed by signature id, node signatures by (resource, bytes)', async (t) => {
-  const { store, path } = tempStore(t);
+  const { store, writer, path } = await tempStore(t);
   const added = { signatureId: 'AA01', validatorId: 'V1', timestamp: 10_999n, newSigner: '0xNew', submitter: '0XSub', nonce: '7', epochSeq: 3n };
-  await writeBlocks(store, [block(1, {
+  await writeBlocks(writer, [block(1, {
     signersAdded: [added],
     nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'AA01', sig: new Uint8Array([2]), kind: 3 }],
     signersRemoved: [{
@@ -279,7 +285,7 @@ test('signer events are keyed by signature id, node signatures by (resource, byt
     }],
   })]);
   // The same bundle again (replaced), and the same signature again (kept once).
-  await writeBlocks(store, [block(2, {
+  await writeBlocks(writer, [block(2, {
     signersAdded: [{ ...added, nonce: '9' }],
     nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'aa01', sig: new Uint8Array([1]), kind: 3 }],
   })]);
@@ -333,10 +339,9 @@ test('migrations turn a version 1 file into what writing the same blocks today s
   ];
   const filters = [{}, { liveOnly: true }, { partyIds: [hex(2001)] }, { marketIds: [hex(1001), hex(1002)] }, { partyIds: [NETWORK_PARTY] }];
 
-  const fresh = tempStore(t);
-  await writeBlocks(fresh.store, blocks);
+  const fresh = await tempStore(t);
+  await writeBlocks(fresh.writer, blocks);
   const expected = await Promise.all(filters.map((f) => fresh.store.listOrders(f, FIRST_100)));
-  await fresh.store.close();
   const expectedHistory = history(inspect(fresh.path));
 
   const { path } = tempDatabase(t);
@@ -365,6 +370,8 @@ test('migrations turn a version 1 file into what writing the same blocks today s
 
   const migrated = openSqliteStore({ path });
   t.after(() => migrated.close());
+  const writer = await SqliteWriter.open(path);
+  t.after(() => writer.close());
   for (const [i, f] of filters.entries()) assert.deepEqual(await migrated.listOrders(f, FIRST_100), expected[i], JSON.stringify(f));
   assert.deepEqual(history(inspect(path)), expectedHistory);
   assert.equal(expectedHistory.length, 8);
@@ -373,7 +380,7 @@ test('migrations turn a version 1 file into what writing the same blocks today s
   t.after(() => migratedFile.close());
   assert.equal(migratedFile.prepare('SELECT count(*) FROM orders_history WHERE market_no IS NULL').pluck().get(), 1n);
   assert.equal(migratedFile.pragma('page_size', { simple: true }), 4096n, 'a file keeps the page size it was created with');
-  await writeBlocks(migrated, [block(4, { orders: [order(2, { status: STATUS.STOPPED }), order(6, { partyId: hex(2001) })] })]);
+  await writeBlocks(writer, [block(4, { orders: [order(2, { status: STATUS.STOPPED }), order(6, { partyId: hex(2001) })] })]);
   const after = await migrated.listOrders({ partyIds: [hex(2001)] }, FIRST_100);
   assert.deepEqual(after.rows.map((r) => r.key.id), [hex(1), hex(6)], 'new rows use the migrated party numbers');
 });

@@ -16,6 +16,7 @@ import type { OrderFilter, OrderKey } from '../../../src/domain/order.js';
 import type { Page, PageRequest } from '../../../src/domain/page.js';
 import { fileSource } from '../../../src/ingest/file-source.js';
 import { ingest } from '../../../src/ingest/ingester.js';
+import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/store.js';
 import { SCHEMA_VERSION } from '../../../src/store/sqlite/schema.js';
 import { writeBlocks } from '../../../src/store/store.js';
@@ -64,9 +65,12 @@ test('a store of the previous version answers, once migrated, as a fresh ingest 
 
   const migrated = openSqliteStore({ path });
   t.after(() => migrated.close());
-  const fresh = openSqliteStore({ path: join(dir, 'fresh.db') });
+  const freshPath = join(dir, 'fresh.db');
+  const freshWriter = await SqliteWriter.open(freshPath);
+  t.after(() => freshWriter.close());
+  await ingest(fileSource(events), freshWriter);
+  const fresh = openSqliteStore({ path: freshPath, readOnly: true });
   t.after(() => fresh.close());
-  await ingest(fileSource(events), fresh);
 
   const answers = await everything(fresh);
   const rows = (answers[0] as Page<unknown>[])[0]!.rows;
@@ -87,7 +91,9 @@ test('a store of the previous version answers, once migrated, as a fresh ingest 
       order(3, { id: old.id, marketId: old.marketId, partyId: old.partyId, status: STATUS.CANCELLED }),
     ],
   });
-  for (const store of [migrated, fresh]) await writeBlocks(store, [next]);
+  const migratedWriter = await SqliteWriter.open(path);
+  t.after(() => migratedWriter.close());
+  for (const writer of [migratedWriter, freshWriter]) await writeBlocks(writer, [next]);
   assert.deepEqual(await everything(migrated), await everything(fresh));
 });
 

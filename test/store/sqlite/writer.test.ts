@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { SCHEMA_VERSION } from '../../../src/store/sqlite/schema.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
-import { SchemaVersionError, writeBlocks } from '../../../src/store/store.js';
+import { SchemaVersionError } from '../../../src/errors.js';
+import { writeBlocks } from '../../../src/store/store.js';
 import { openSqliteStore } from '../../../src/store/sqlite/store.js';
 import { block, order, tempDatabase } from '../helpers.js';
 
@@ -21,7 +22,7 @@ test('a failed group fails the groups queued behind it, and neither is stored', 
   assert.equal((await writer.lastBlock())?.height, 2n);
   await writer.close();
 
-  const reader = openSqliteStore({ path, readonly: true });
+  const reader = openSqliteStore({ path, readOnly: true });
   t.after(() => reader.close());
   const ids = (await reader.listOrders({}, { newestFirst: false, mode: 'first', limit: 10 })).rows.map((r) => r.key.id);
   assert.deepEqual(ids, [order(1).id, order(2).id]);
@@ -44,7 +45,7 @@ test('a block the store cannot hold is refused as it is added, and the batch kee
   assert.throws(() => batch.add(block(3)), /already handed over/);
   await writer.close();
 
-  const reader = openSqliteStore({ path, readonly: true });
+  const reader = openSqliteStore({ path, readOnly: true });
   t.after(() => reader.close());
   const ids = (await reader.listOrders({}, { newestFirst: false, mode: 'first', limit: 10 })).rows.map((r) => r.key.id);
   assert.deepEqual(ids, [order(1).id, order(4).id]);

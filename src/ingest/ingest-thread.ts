@@ -1,33 +1,40 @@
 /**
- * Runs ingestion in a worker thread so that writing a large block never
- * stalls the HTTP thread. Talks to ./background.ts through messages.
+ * The ingest thread: runs ingestion off the HTTP thread, so that writing a
+ * large block never stalls it. Talks to ./background.ts through messages.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openWriter, type StoreConfig } from '../store/open.js';
-import type { WriteStore } from '../store/store.js';
-import { IngestError } from './errors.js';
+import { asLedgerError, InternalError, toWire, type WireError } from '../errors.js';
+import { openWriter } from '../store/open.js';
+import type { StoreConfig, WriteStore } from '../store/store.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingester.js';
 import { openSourceSpec } from './source-spec.js';
 
-export interface WorkerInput {
+export interface IngestThreadInput {
   store: StoreConfig;
   spec: string;
   follow: boolean;
   allowGaps: boolean;
 }
 
-export type WorkerMessage =
+export type IngestThreadMessage =
   | { type: 'role'; role: 'standby' | 'writer' }
   | { type: 'progress'; stats: IngestStats; position: number }
   | { type: 'listening'; host: string; port: number }
-  | { type: 'log'; level: 'info' | 'warn'; msg: string }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; msg: string }
   /** No stats when stopped before it became the writer. */
   | { type: 'done'; stats: IngestStats | undefined }
-  | { type: 'failed'; message: string; stats: IngestStats | undefined };
+  | { type: 'failed'; error: WireError; stats: IngestStats | undefined };
+
+/** The failure to report; a bug's stack goes to the log, not to the status. */
+function failure(e: unknown, post: (m: IngestThreadMessage) => void): WireError {
+  const error = asLedgerError(e);
+  if (error instanceof InternalError) post({ type: 'log', level: 'error', msg: (error.cause as Error | undefined)?.stack ?? error.stack ?? error.message });
+  return toWire(error);
+}
 
 const PROGRESS_EVERY_MS = 100;
 
-async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal: AbortSignal): Promise<void> {
+async function run(input: IngestThreadInput, post: (m: IngestThreadMessage) => void, signal: AbortSignal): Promise<void> {
   let store: WriteStore;
   try {
     // With PostgreSQL, instances started with a source elect one writer; the
@@ -38,7 +45,7 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal:
     });
   } catch (e) {
     if (signal.aborted) return post({ type: 'done', stats: undefined });
-    return post({ type: 'failed', message: (e as Error).message, stats: undefined });
+    return post({ type: 'failed', error: failure(e, post), stats: undefined });
   }
   post({ type: 'role', role: 'writer' });
   let latest: { stats: IngestStats; position: number } | undefined;
@@ -72,8 +79,7 @@ async function run(input: WorkerInput, post: (m: WorkerMessage) => void, signal:
     post({ type: 'done', stats });
   } catch (e) {
     clearTimeout(trailing);
-    const message = e instanceof IngestError ? e.message : (e as Error).stack ?? String(e);
-    post({ type: 'failed', message, stats: latest?.stats });
+    post({ type: 'failed', error: failure(e, post), stats: latest?.stats });
   } finally {
     await store.close();
   }
@@ -85,6 +91,6 @@ if (parentPort) {
   port.on('message', (m: { type: string }) => {
     if (m.type === 'stop') controller.abort();
   });
-  await run(workerData as WorkerInput, (m) => port.postMessage(m), controller.signal);
+  await run(workerData as IngestThreadInput, (m) => port.postMessage(m), controller.signal);
   port.close();
 }

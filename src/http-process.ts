@@ -1,15 +1,16 @@
 /**
- * An HTTP worker of `serve --workers N` (./serve.ts): answers queries from a
+ * An HTTP process of `serve --workers N` (./serve.ts): answers queries from a
  * read-only connection of its own; the primary ingests and tells it how
  * ingestion goes.
  */
 import { buildServer } from './api/server.js';
+import { InternalError } from './errors.js';
 import { startingStatus, type IngestStatus } from './ingest/background.js';
-import type { PrimaryMessage, WorkerMessage, WorkerSetup } from './serve.js';
+import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './serve-protocol.js';
 import { openStore } from './store/open.js';
 
-const setup = JSON.parse(process.env.LEDGER_QUERY_WORKER ?? 'null') as WorkerSetup | null;
-if (setup === null) throw new Error('serve-worker runs as an HTTP worker of ledger-query serve');
+const setup = JSON.parse(process.env[HTTP_PROCESS_SETUP] ?? 'null') as HttpProcessSetup | null;
+if (setup === null) throw new InternalError('http-process runs as an HTTP process of ledger-query serve');
 
 /** Status requests waiting for the primary's answer, by id. */
 const asked = new Map<number, (status: IngestStatus) => void>();
@@ -25,7 +26,7 @@ function ingestStatus(source: string): Promise<IngestStatus> {
   const id = nextId++;
   return new Promise((resolve) => {
     asked.set(id, resolve);
-    const sent = process.send?.({ type: 'ingestStatus?', id } satisfies WorkerMessage);
+    const sent = process.send?.({ type: 'ingestStatus?', id } satisfies HttpProcessMessage);
     if (!sent) {
       asked.delete(id);
       resolve(startingStatus(source));
@@ -33,7 +34,7 @@ function ingestStatus(source: string): Promise<IngestStatus> {
   });
 }
 
-const store = await openStore(setup.store, { readonly: true });
+const store = await openStore(setup.store, { readOnly: true });
 const app = await buildServer({
   store, logger: { level: process.env.LOG_LEVEL ?? 'info' }, logRequests: process.env.LOG_REQUESTS === '1',
   answerCacheBytes: setup.answerCacheBytes,

@@ -1,0 +1,24 @@
+/**
+ * What the primary of `serve --workers N` (./serve.ts) and its HTTP processes
+ * (./http-process.ts) say to each other. A module of its own, so that an HTTP
+ * process loads none of the primary's.
+ */
+import type { IngestStatus } from './ingest/background.js';
+import type { StoreConfig } from './store/store.js';
+
+/** What the primary hands each HTTP process. */
+export interface HttpProcessSetup {
+  store: StoreConfig;
+  host: string;
+  port: number;
+  /** The source the primary ingests from, if any: HTTP processes report how that goes. */
+  source: string | undefined;
+  answerCacheBytes: number | undefined;
+}
+
+/** An HTTP process asks the primary how ingestion goes; the primary answers with the same id. */
+export type HttpProcessMessage = { type: 'ingestStatus?'; id: number };
+export type PrimaryMessage = { type: 'ingestStatus'; id: number; status: IngestStatus };
+
+/** The environment variable that hands an HTTP process its setup. */
+export const HTTP_PROCESS_SETUP = 'LEDGER_QUERY_HTTP_PROCESS';

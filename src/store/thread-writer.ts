@@ -1,0 +1,137 @@
+/**
+ * The caller's side of a writer thread (./writer-protocol.ts), the same for
+ * both backends: it starts the thread, waits for it to open its session (as
+ * a standby, with PostgreSQL, until it holds the writer lock), then sends
+ * each call with an id and resolves it with the reply of that id. Once the
+ * thread is gone, every call outstanding or to come fails.
+ */
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { checkAborted, fromWire, toWire, WriterClosedError, type LedgerError } from '../errors.js';
+import type { CommittedBlock, WriterOptions } from './store.js';
+import type { WriterCall, WriterReply, WriterRequest } from './writer-protocol.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+
+/** A group made ready to send, and the buffers to move to the thread rather than copy. */
+export interface PreparedWrite<G> {
+  group: G;
+  transfer?: ArrayBuffer[];
+}
+
+export class ThreadWriter<G> {
+  private readonly waiting = new Map<number, Pending>();
+  private nextId = 1;
+  private gone: LedgerError | undefined;
+  /** The last write sent whose reply has not come: the next write follows it. */
+  private unsettledWrite: number | undefined;
+
+  private constructor(private readonly worker: Worker, private readonly name: string) {
+    worker.on('message', (reply: WriterReply) => {
+      if (reply.type !== 'reply') return;
+      const pending = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if (reply.error !== undefined) pending?.reject(fromWire(reply.error));
+      else pending?.resolve(reply.value);
+    });
+    worker.on('error', (e) => this.lose(new WriterClosedError(`the ${name} writer thread failed: ${e.message}`)));
+    worker.on('exit', (code) => this.lose(new WriterClosedError(`the ${name} writer thread exited (code ${code})`)));
+  }
+
+  /**
+   * Starts the writer thread of `module` and waits until it has opened its
+   * session; fails as opening fails, the thread gone.
+   */
+  static async open<G>(name: string, module: URL, workerData: unknown, options: WriterOptions = {}): Promise<ThreadWriter<G>> {
+    const { signal } = options;
+    checkAborted(signal, `opening the ${name} writer`);
+    const worker = new Worker(module, { workerData });
+    const abort = () => worker.postMessage({ type: 'abort' } satisfies WriterRequest<G>);
+    signal?.addEventListener('abort', abort, { once: true });
+    // Listeners of our own, removed by name: a Worker has listeners of its own too.
+    let onMessage: ((m: WriterReply) => void) | undefined;
+    let onError: ((e: Error) => void) | undefined;
+    let onExit: (() => void) | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        onMessage = (m) => {
+          if (m.type === 'standby') options.onStandby?.();
+          else if (m.type === 'opened') resolve();
+          else if (m.type === 'openFailed') reject(fromWire(m.error));
+        };
+        onError = (e) => reject(fromWire(toWire(e)));
+        onExit = () => reject(new WriterClosedError(`the ${name} writer thread ended while opening`));
+        worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+      });
+    } catch (e) {
+      await worker.terminate();
+      throw e;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      worker.off('message', onMessage!).off('error', onError!).off('exit', onExit!);
+    }
+    return new ThreadWriter<G>(worker, name);
+  }
+
+  async lastBlock(): Promise<CommittedBlock | undefined> {
+    return (await this.call({ type: 'lastBlock' })) as CommittedBlock | undefined;
+  }
+
+  async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
+    return (await this.call({ type: 'blockHashes', from, to })) as Map<bigint, string>;
+  }
+
+  /**
+   * Sends a group to be written after every write sent before, and resolves
+   * once it is committed. `prepare` runs now, on this thread; undefined is a
+   * batch without blocks, which is not sent. If it throws, its write still
+   * takes its turn and fails, so that writes made behind it fail too.
+   */
+  async write(prepare: () => PreparedWrite<G> | undefined): Promise<void> {
+    let prepared: PreparedWrite<G> | undefined;
+    let error: ReturnType<typeof toWire> | undefined;
+    try {
+      prepared = prepare();
+      if (prepared === undefined) return;
+    } catch (e) {
+      error = toWire(e);
+    }
+    const id = this.nextId;
+    const after = this.unsettledWrite;
+    this.unsettledWrite = id;
+    const settled = () => {
+      if (this.unsettledWrite === id) this.unsettledWrite = undefined;
+    };
+    const done = this.call(
+      { type: 'write', group: prepared?.group as G, after, ...(error ? { error } : {}) },
+      prepared?.transfer ?? [],
+    );
+    done.then(settled, settled);
+    await done;
+  }
+
+  /** Waits for the calls sent, ends the session and the thread; nothing to do once it is gone. */
+  async close(): Promise<void> {
+    if (this.gone) return;
+    const exited = once(this.worker, 'exit');
+    await this.call({ type: 'close' });
+    await exited;
+  }
+
+  private call(request: DistributiveOmit<WriterCall<G>, 'id'>, transfer: ArrayBuffer[] = []): Promise<unknown> {
+    if (this.gone) return Promise.reject(this.gone);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ ...request, id }, transfer);
+    });
+  }
+
+  private lose(error: LedgerError): void {
+    this.gone ??= error;
+    for (const pending of this.waiting.values()) pending.reject(this.gone);
+    this.waiting.clear();
+  }
+}

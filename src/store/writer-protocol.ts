@@ -1,0 +1,134 @@
+/**
+ * What a store's writer (./thread-writer.ts, on the ingesting thread) and its
+ * writer thread (./sqlite/writer-thread.ts, ./postgres/writer-thread.ts) say
+ * to each other, and the thread's side of it, the same for both backends:
+ * requests are served one at a time in the order sent, errors travel by
+ * their catalogue code, and the rule after a failed write is kept here.
+ * A module free of side effects, so that the writer may import it.
+ */
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import { EarlierWriteFailedError, fromWire, toWire, type WireError } from '../errors.js';
+import type { CommittedBlock } from './store.js';
+
+export type WriterRequest<G> =
+  | { type: 'abort' }
+  | { id: number; type: 'lastBlock' }
+  | { id: number; type: 'blockHashes'; from: bigint; to: bigint }
+  /**
+   * `after`: the write sent before this one, if its outcome was still unknown
+   * to the caller when it made this call. `error`: the batch could not be
+   * prepared; it still takes its turn, and fails.
+   */
+  | { id: number; type: 'write'; group: G; after: number | undefined; error?: WireError }
+  | { id: number; type: 'close' };
+
+/** The requests that expect a reply. */
+export type WriterCall<G> = Exclude<WriterRequest<G>, { type: 'abort' }>;
+
+export type WriterReply =
+  | { type: 'standby' }
+  | { type: 'opened' }
+  | { type: 'openFailed'; error: WireError }
+  | { type: 'reply'; id: number; value?: unknown; error?: WireError };
+
+/** A backend's write session, as its writer thread holds it. */
+export interface WriteSession<G> {
+  lastBlock(): CommittedBlock | undefined | Promise<CommittedBlock | undefined>;
+  blockHashes(from: bigint, to: bigint): Map<bigint, string> | Promise<Map<bigint, string>>;
+  write(group: G): void | Promise<void>;
+  close(): void | Promise<void>;
+}
+
+export interface OpenContext {
+  /** Aborted when the writer gives up opening (a standby told to stop). */
+  signal: AbortSignal;
+  onStandby: () => void;
+}
+
+/**
+ * The rule after a failed write, on both backends: a write made while an
+ * earlier one was outstanding fails without writing if that one failed (its
+ * blocks would follow blocks that are not stored); a write made once the
+ * failure was reported is written as usual.
+ */
+class WriteOutcomes {
+  private last: { id: number; failure: string | undefined } | undefined;
+
+  /** Runs a write; `after` names the write it must follow. */
+  async run(id: number, after: number | undefined, write: () => void | Promise<void>): Promise<void> {
+    const earlier = after !== undefined && this.last?.id === after ? this.last.failure : undefined;
+    try {
+      if (earlier !== undefined) throw new EarlierWriteFailedError(`not written: an earlier group failed: ${earlier}`);
+      await write();
+      this.last = { id, failure: undefined };
+    } catch (e) {
+      // A refusal passes on the first failure's reason, not a chain of refusals.
+      this.last = { id, failure: earlier ?? (e instanceof Error ? e.message : String(e)) };
+      throw e;
+    }
+  }
+}
+
+/**
+ * Serves a writer thread: opens the session (answering `opened`, `standby`
+ * or `openFailed`), then each request in turn, until `close`. `asError`
+ * turns what the backend's driver throws into errors of the catalogue.
+ */
+export function runWriterThread<G>(
+  open: (context: OpenContext) => Promise<WriteSession<G>>,
+  asError: (e: unknown) => unknown = (e) => e,
+  port: MessagePort | null = parentPort,
+): void {
+  if (port === null) return;
+  const post = (m: WriterReply) => port.postMessage(m);
+  const abort = new AbortController();
+  const requests: WriterCall<G>[] = [];
+  let session: WriteSession<G> | undefined;
+  let busy = false;
+  const outcomes = new WriteOutcomes();
+
+  const handle = (request: WriterCall<G>, s: WriteSession<G>): Promise<unknown> => {
+    switch (request.type) {
+      case 'lastBlock': return Promise.resolve(s.lastBlock());
+      case 'blockHashes': return Promise.resolve(s.blockHashes(request.from, request.to));
+      case 'write':
+        return outcomes.run(request.id, request.after, () => {
+          if (request.error) throw fromWire(request.error);
+          return s.write(request.group);
+        });
+      case 'close': return Promise.resolve(s.close());
+    }
+  };
+
+  // One at a time, in the order sent: a write is several statements, and a read slipped in would run inside its transaction.
+  const drain = async () => {
+    if (busy || session === undefined) return;
+    busy = true;
+    for (let request = requests.shift(); request !== undefined; request = requests.shift()) {
+      try {
+        post({ type: 'reply', id: request.id, value: await handle(request, session) });
+      } catch (e) {
+        post({ type: 'reply', id: request.id, error: toWire(asError(e)) });
+      }
+      if (request.type === 'close') return port.close();
+    }
+    busy = false;
+  };
+
+  port.on('message', (request: WriterRequest<G>) => {
+    if (request.type === 'abort') return abort.abort();
+    requests.push(request);
+    void drain();
+  });
+  open({ signal: abort.signal, onStandby: () => post({ type: 'standby' }) }).then(
+    (opened) => {
+      session = opened;
+      post({ type: 'opened' });
+      void drain();
+    },
+    (e: unknown) => {
+      post({ type: 'openFailed', error: toWire(asError(e)) });
+      port.close();
+    },
+  );
+}

@@ -8,6 +8,15 @@ import type { BundleFilter } from '../domain/bundle.js';
 import { LIVE_STATUSES, LIVE_TYPE, NOT_LIVE_TIME_IN_FORCES, type OrderFilter, type OrderKey } from '../domain/order.js';
 import type { Page, PageRequest, PageRow } from '../domain/page.js';
 import { toMicros } from '../domain/time.js';
+import {
+  BUNDLE_INDEXES,
+  mapValues,
+  ORDER_INDEXES,
+  type BundleDimension,
+  type BundlePathName,
+  type OrderDimension,
+  type OrderPathName,
+} from './indexes.js';
 import { HIGHEST_ORDER_ID } from './order-key.js';
 
 // ---------------------------------------------------------------- keyset paging
@@ -98,8 +107,7 @@ export function scanRange<K>(scan: KeysetScan<K>): KeyRange<K> {
 
 // ---------------------------------------------------------------- orders
 
-/** A column an order index can lead with, before (createdAt, id). */
-export type OrderDimension = 'reference' | 'partyId' | 'marketId' | 'status' | 'type' | 'timeInForce';
+export type { OrderDimension, OrderPathName } from './indexes.js';
 
 /** An index of the current orders, ordered by (createdAt, id) after its leading columns. */
 export interface OrderAccessPath {
@@ -112,25 +120,11 @@ export interface OrderAccessPath {
   readonly referencedOnly: boolean;
 }
 
-const path = (name: string, dimensions: OrderDimension[], partial?: 'live' | 'referenced'): OrderAccessPath => ({
-  name, dimensions, liveOnly: partial === 'live', referencedOnly: partial === 'referenced',
-});
-
-/** Every index the planner may choose; every backend must provide each one. */
-export const ORDER_PATHS = {
-  time: path('time', []),
-  live: path('live', [], 'live'),
-  reference: path('reference', ['reference'], 'referenced'),
-  party: path('party', ['partyId']),
-  liveParty: path('liveParty', ['partyId'], 'live'),
-  market: path('market', ['marketId']),
-  liveMarket: path('liveMarket', ['marketId'], 'live'),
-  status: path('status', ['status']),
-  type: path('type', ['type']),
-  timeInForce: path('timeInForce', ['timeInForce']),
-} as const satisfies Record<string, OrderAccessPath>;
-
-export type OrderPathName = keyof typeof ORDER_PATHS;
+/** Every index the planner may choose (./indexes.ts); every backend must provide each one. */
+export const ORDER_PATHS: { readonly [P in OrderPathName]: OrderAccessPath } = mapValues(
+  ORDER_INDEXES,
+  (i): OrderAccessPath => ({ name: i.path, dimensions: i.dimensions, liveOnly: i.liveOnly, referencedOnly: i.referencedOnly }),
+);
 
 /**
  * How many current orders hold a value, for the enum-like columns whose skew
@@ -334,21 +328,18 @@ export function planOrderQuery(filter: OrderFilter, stats: OrderStats): OrderPla
 
 // ---------------------------------------------------------------- bundles
 
-export type BundleDimension = 'nodeId' | 'epochSeq' | 'submitter';
+export type { BundleDimension, BundlePathName } from './indexes.js';
 
 export interface BundleAccessPath {
   readonly name: string;
   readonly dimension?: BundleDimension;
 }
 
-export const BUNDLE_PATHS = {
-  time: { name: 'time' },
-  nodeId: { name: 'nodeId', dimension: 'nodeId' },
-  epochSeq: { name: 'epochSeq', dimension: 'epochSeq' },
-  submitter: { name: 'submitter', dimension: 'submitter' },
-} as const satisfies Record<string, BundleAccessPath>;
-
-export type BundlePathName = keyof typeof BUNDLE_PATHS;
+/** Every bundle index the planner may choose (./indexes.ts). */
+export const BUNDLE_PATHS: { readonly [P in BundlePathName]: BundleAccessPath } = mapValues(
+  BUNDLE_INDEXES,
+  (i): BundleAccessPath => (i.dimension === undefined ? { name: i.path } : { name: i.path, dimension: i.dimension }),
+);
 
 export interface BundlePlan {
   path: BundleAccessPath;

@@ -197,7 +197,11 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** The order indexes, each ending in the listing key; version 4 rebuilds them on (created_at, id_key). */
+/**
+ * The order indexes, each ending in the listing key; version 4 rebuilds them
+ * on (created_at, id_key). Kept as released rather than derived from
+ * ../indexes.ts, so that version 4 drops and creates what it always did.
+ */
 const ORDER_INDEXES: readonly [name: string, leading: string, where?: string][] = [
   ['orders_by_time', ''],
   // Most orders carry no reference; filtering on the empty one is no lookup by reference.

@@ -1,0 +1,56 @@
+/**
+ * The index tables (src/store/indexes.ts) and what is derived from them: the
+ * planner's paths, the page SQL's index names, the CREATE INDEX statements.
+ * Each backend's test compares a migrated store with the same tables
+ * (./sqlite/indexes.test.ts, ./postgres/indexes.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  BUNDLE_INDEXES,
+  createIndexSql,
+  ORDER_COLUMN,
+  ORDER_INDEXES,
+  ORDER_LISTING_KEY,
+} from '../../src/store/indexes.js';
+import { BUNDLE_INDEX, ORDER_INDEX } from '../../src/store/page-sql.js';
+import { BUNDLE_PATHS, ORDER_PATHS } from '../../src/store/plan.js';
+import { DECLARED } from './live-indexes.js';
+
+test('every planner path is an index of the table, with the facts the table states', () => {
+  assert.deepEqual(Object.keys(ORDER_PATHS), Object.keys(ORDER_INDEXES));
+  for (const [name, path] of Object.entries(ORDER_PATHS)) {
+    const index = ORDER_INDEXES[name as keyof typeof ORDER_INDEXES];
+    assert.equal(path.name, name);
+    assert.equal(ORDER_INDEX[name as keyof typeof ORDER_INDEX], index.name);
+    assert.deepEqual(path.dimensions, index.dimensions);
+    assert.deepEqual(index.leading, index.dimensions.map((d) => ORDER_COLUMN[d]));
+    assert.deepEqual(index.columns, [...index.leading, ...ORDER_LISTING_KEY]);
+    assert.equal(path.liveOnly, index.where === 'live = 1', name);
+    assert.equal(path.referencedOnly, index.where === "reference <> ''", name);
+  }
+  assert.deepEqual(Object.keys(BUNDLE_PATHS), Object.keys(BUNDLE_INDEXES));
+  for (const [name, path] of Object.entries(BUNDLE_PATHS)) {
+    const index = BUNDLE_INDEXES[name as keyof typeof BUNDLE_INDEXES];
+    assert.equal(path.name, name);
+    assert.equal(path.dimension, index.dimension);
+    assert.equal(BUNDLE_INDEX[name as keyof typeof BUNDLE_INDEX], index.name);
+  }
+  assert.equal(new Set(DECLARED.map((i) => i.name)).size, DECLARED.length, 'index names are unique');
+});
+
+test('createIndexSql writes the statement as the released migrations wrote theirs', () => {
+  assert.equal(createIndexSql(ORDER_INDEXES.time), 'CREATE INDEX orders_by_time ON orders_current (created_at, id_key)');
+  assert.equal(
+    createIndexSql(ORDER_INDEXES.reference),
+    "CREATE INDEX orders_by_reference ON orders_current (reference, created_at, id_key) WHERE reference <> ''",
+  );
+  assert.equal(
+    createIndexSql(ORDER_INDEXES.liveParty),
+    'CREATE INDEX orders_live_by_party ON orders_current (party_no, created_at, id_key) WHERE live = 1',
+  );
+  assert.equal(
+    createIndexSql(BUNDLE_INDEXES.epochSeq),
+    'CREATE INDEX signer_added_by_epoch ON signer_added (epoch_seq, timestamp, signature_id)',
+  );
+});

@@ -6,7 +6,7 @@
  * (fromWire), so its class survives the trip. The README's table of exit
  * statuses and errors lists every code; test/errors.test.ts holds them to it.
  * The HTTP API's refusals are the other part of the catalogue
- * (./api/refusals.ts): subclasses of LedgerError too, with the gRPC code and
+ * (./api/errors.ts): subclasses of LedgerError too, with the gRPC code and
  * data node detail of their envelope; they never cross a thread.
  */
 
@@ -36,73 +36,54 @@ export abstract class LedgerError extends Error {
   }
 }
 
+/** The base class of one kind: its code, exit status and retryability, as statics. */
+function kind<C extends string>(code: C, options: { exit?: number; retryable?: boolean } = {}) {
+  return class extends LedgerError {
+    static override readonly code: C = code;
+    static override readonly exit: number = options.exit ?? 1;
+    static override readonly retryable: boolean = options.retryable ?? false;
+  };
+}
+
 // ---------------------------------------------------------------- commands and configuration
 
 /** The command line is not one the command takes: an unknown flag, a bad value, a bad --source. */
-export class UsageError extends LedgerError {
-  static override readonly code = 'LQ_USAGE';
-  static override readonly exit = 2;
-}
+export class UsageError extends kind('LQ_USAGE', { exit: 2 }) {}
 
 // ---------------------------------------------------------------- the store
 
 /** No store where one must already be: a folder without ledger.db, a database without our schema. */
-export class StoreNotFoundError extends LedgerError {
-  static override readonly code = 'LQ_STORE_NOT_FOUND';
-}
+export class StoreNotFoundError extends kind('LQ_STORE_NOT_FOUND') {}
 
 /** The store's schema is not the version this ledger-query works with. */
-export class SchemaVersionError extends LedgerError {
-  static override readonly code = 'LQ_SCHEMA_VERSION';
-}
+export class SchemaVersionError extends kind('LQ_SCHEMA_VERSION') {}
 
 /** A stored row that a migration cannot convert; nothing of the migration is kept. */
-export class MigrationError extends LedgerError {
-  static override readonly code = 'LQ_MIGRATION';
-}
+export class MigrationError extends kind('LQ_MIGRATION') {}
 
 /** Another instance holds the writer lock of this database. */
-export class WriterLockHeldError extends LedgerError {
-  static override readonly code = 'LQ_WRITER_LOCK_HELD';
-  static override readonly retryable = true;
-}
+export class WriterLockHeldError extends kind('LQ_WRITER_LOCK_HELD', { retryable: true }) {}
 
 /** The writer's database session ended, and its writer lock with it: it must not write on. */
-export class WriterLeaseLostError extends LedgerError {
-  static override readonly code = 'LQ_WRITER_LEASE_LOST';
-  static override readonly retryable = true;
-}
+export class WriterLeaseLostError extends kind('LQ_WRITER_LEASE_LOST', { retryable: true }) {}
 
 /** A write handed over while an earlier one was outstanding, which failed: its blocks would follow blocks not stored. */
-export class EarlierWriteFailedError extends LedgerError {
-  static override readonly code = 'LQ_EARLIER_WRITE_FAILED';
-}
+export class EarlierWriteFailedError extends kind('LQ_EARLIER_WRITE_FAILED') {}
 
 /** A block not newer than the last stored block. */
-export class BlockOrderError extends LedgerError {
-  static override readonly code = 'LQ_BLOCK_ORDER';
-}
+export class BlockOrderError extends kind('LQ_BLOCK_ORDER') {}
 
 /** The writer was closed, or its thread ended, before the call. */
-export class WriterClosedError extends LedgerError {
-  static override readonly code = 'LQ_WRITER_CLOSED';
-}
+export class WriterClosedError extends kind('LQ_WRITER_CLOSED') {}
 
 /** PostgreSQL refused a statement; the message is the server's, with what to do where we know. */
-export class DatabaseError extends LedgerError {
-  static override readonly code = 'LQ_DATABASE';
-}
+export class DatabaseError extends kind('LQ_DATABASE') {}
 
 /** The database server cannot be reached (refused, unknown host, timed out, authentication failed). */
-export class DatabaseUnreachableError extends LedgerError {
-  static override readonly code = 'LQ_DATABASE_UNREACHABLE';
-  static override readonly retryable = true;
-}
+export class DatabaseUnreachableError extends kind('LQ_DATABASE_UNREACHABLE', { retryable: true }) {}
 
 /** A database server we do not support: too old, or one that runs our sessions without their settings. */
-export class UnsupportedDatabaseError extends LedgerError {
-  static override readonly code = 'LQ_DATABASE_UNSUPPORTED';
-}
+export class UnsupportedDatabaseError extends kind('LQ_DATABASE_UNSUPPORTED') {}
 
 // ---------------------------------------------------------------- ingestion
 
@@ -111,8 +92,7 @@ export class UnsupportedDatabaseError extends LedgerError {
  * a sequence number out of order, an event that does not decode, blocks out
  * of sequence. `offset` is where in its source, once a source knows it.
  */
-export class CorruptInputError extends LedgerError {
-  static override readonly code = 'LQ_CORRUPT_INPUT';
+export class CorruptInputError extends kind('LQ_CORRUPT_INPUT') {
   readonly offset: number | undefined;
 
   constructor(message: string, options?: ErrorOptions & { offset?: number | undefined }) {
@@ -140,8 +120,7 @@ export interface SourcePosition {
  * Ingestion stopped. Every block before the one that was open is stored;
  * nothing of that one.
  */
-export class IngestError extends LedgerError {
-  static override readonly code = 'LQ_INGEST_STOPPED';
+export class IngestError extends kind('LQ_INGEST_STOPPED') {
   readonly position: SourcePosition | undefined;
   /** The block being assembled when it stopped, if one was open. */
   readonly blockHeight: bigint | undefined;
@@ -163,31 +142,19 @@ export class IngestError extends LedgerError {
 // ---------------------------------------------------------------- processes
 
 /** An address (the HTTP port, a socket source) cannot be listened on. */
-export class ListenError extends LedgerError {
-  static override readonly code = 'LQ_LISTEN';
-}
+export class ListenError extends kind('LQ_LISTEN') {}
 
 /** An HTTP process of `serve --workers N` exited before it listened. */
-export class HttpProcessError extends LedgerError {
-  static override readonly code = 'LQ_HTTP_PROCESS';
-}
+export class HttpProcessError extends kind('LQ_HTTP_PROCESS') {}
 
 /** The operating system refused: a file that cannot be read, a port that cannot be bound. */
-export class SystemError extends LedgerError {
-  static override readonly code = 'LQ_SYSTEM';
-}
+export class SystemError extends kind('LQ_SYSTEM') {}
 
 /** Stopped on request (a signal, a standby told to stop), not by a fault. */
-export class AbortError extends LedgerError {
-  static override readonly code = 'LQ_ABORTED';
-  static override readonly exit = 130;
-}
+export class AbortError extends kind('LQ_ABORTED', { exit: 130 }) {}
 
 /** An invariant of ledger-query does not hold: a bug, to report with the message. */
-export class InternalError extends LedgerError {
-  static override readonly code = 'LQ_INTERNAL';
-  static override readonly exit = 70;
-}
+export class InternalError extends kind('LQ_INTERNAL', { exit: 70 }) {}
 
 type Kind = (new (message: string, options?: ErrorOptions) => LedgerError) & Pick<typeof LedgerError, 'code' | 'exit' | 'retryable'>;
 

@@ -83,7 +83,7 @@ async function serveHere(o: ServeOptions): Promise<string> {
 /**
  * Node's flags for the HTTP processes: this process's, and V8's young
  * generation in semi-spaces of 2 MB rather than 16, unless the user set
- * them: 20-40 MB less per process at the same rate for pages of 50
+ * them: less memory per process at the same rate for pages of 50
  * (BENCHMARKS.md, "Smaller HTTP workers").
  */
 function httpProcessExecArgv(): string[] {

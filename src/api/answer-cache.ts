@@ -23,10 +23,8 @@ export interface CachedAnswer {
 }
 
 /**
- * Per server (so per worker): the first pages polled every block take a few
- * MB. 24 MB holds ~500 pages of 50 bundles (45 KB each), or of 50 orders
- * (34 KB) with their gzip variants: 16 MB held neither 400 of them, and the
- * misses set the p99 of those rows at 10 ms (npm run bench).
+ * Per server (so per HTTP process): enough for the few hundred pages pollers
+ * ask every block, with their compressed variants (BENCHMARKS.md, "Figures behind the code").
  */
 export const DEFAULT_ANSWER_CACHE_BYTES = 24 << 20;
 

@@ -1,6 +1,6 @@
 /**
  * The headers by which every answer of the original's query service names the
- * last block it had stored when it read the answer (facts sheet, section 4):
+ * last block it had stored when it read the answer (docs/compatibility.md, section 7):
  * clients compare them with the network to tell a node that lags behind.
  */
 import type { FastifyReply } from 'fastify';

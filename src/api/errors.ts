@@ -96,50 +96,35 @@ export abstract class ApiError extends LedgerError {
   }
 }
 
-/** A pagination parameter the original refuses (detail 10028). */
-export class InvalidPaginationError extends ApiError {
-  static override readonly code = 'LQ_INVALID_PAGINATION';
-  static override readonly grpc = GrpcCode.InvalidArgument;
-  static override readonly detail = { code: 10028, message: 'invalid pagination' };
+/** The base class of one kind of refusal: its code, gRPC code and detail, as statics. */
+function refusal<C extends string>(code: C, grpc: GrpcCode, detail?: { readonly code: number; readonly message: string }) {
+  return class extends ApiError {
+    static override readonly code: C = code;
+    static override readonly grpc: GrpcCode = grpc;
+    static override readonly detail = detail;
+  };
 }
+
+/** A pagination parameter the original refuses (detail 10028). */
+export class InvalidPaginationError extends refusal('LQ_INVALID_PAGINATION', GrpcCode.InvalidArgument, { code: 10028, message: 'invalid pagination' }) {}
 
 /** A filter parameter the original refuses (detail 10029). */
-export class InvalidFilterError extends ApiError {
-  static override readonly code = 'LQ_INVALID_FILTER';
-  static override readonly grpc = GrpcCode.InvalidArgument;
-  static override readonly detail = { code: 10029, message: 'invalid filter' };
-}
+export class InvalidFilterError extends refusal('LQ_INVALID_FILTER', GrpcCode.InvalidArgument, { code: 10029, message: 'invalid filter' }) {}
 
 /** An epochSeq that is not a base-10 integer (detail 10036). */
-export class InvalidEpochError extends ApiError {
-  static override readonly code = 'LQ_INVALID_EPOCH';
-  static override readonly grpc = GrpcCode.InvalidArgument;
-  static override readonly detail = { code: 10036, message: 'failed to parse epoch id' };
-}
+export class InvalidEpochError extends refusal('LQ_INVALID_EPOCH', GrpcCode.InvalidArgument, { code: 10036, message: 'failed to parse epoch id' }) {}
 
 /** A query string that does not parse (a bad %-escape). */
-export class MalformedQueryError extends ApiError {
-  static override readonly code = 'LQ_MALFORMED_QUERY';
-  static override readonly grpc = GrpcCode.InvalidArgument;
-}
+export class MalformedQueryError extends refusal('LQ_MALFORMED_QUERY', GrpcCode.InvalidArgument) {}
 
 /** What Fastify or Node's HTTP parser refuses, with the HTTP status they chose. */
-export class HttpRefusalError extends ApiError {
-  static override readonly code = 'LQ_HTTP_REFUSED';
-  static override readonly grpc = GrpcCode.InvalidArgument;
-}
+export class HttpRefusalError extends refusal('LQ_HTTP_REFUSED', GrpcCode.InvalidArgument) {}
 
 /** A path no route serves. */
-export class RouteNotFoundError extends ApiError {
-  static override readonly code = 'LQ_NOT_FOUND';
-  static override readonly grpc = GrpcCode.NotFound;
-}
+export class RouteNotFoundError extends refusal('LQ_NOT_FOUND', GrpcCode.NotFound) {}
 
 /** What the client sees of any failure we did not anticipate; the cause goes to the log only. */
-export class InternalApiError extends ApiError {
-  static override readonly code = 'LQ_API_INTERNAL';
-  static override readonly grpc = GrpcCode.Internal;
-}
+export class InternalApiError extends refusal('LQ_API_INTERNAL', GrpcCode.Internal) {}
 
 /** The API's refusals, for the catalogue's test and the README's table. */
 export const API_ERROR_KINDS = [

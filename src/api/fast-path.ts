@@ -1,8 +1,8 @@
 /**
  * Page requests answered before Fastify. A page answer needs none of what
  * Fastify adds on the way (routing, request and reply objects, hooks, the
- * compression plugin): measured on one worker, that way cost ~100 us of the
- * ~700 us of an uncached page of 50, and most of a cached one. The server's
+ * compression plugin), which cost a seventh of an uncached page and most of a
+ * cached one (BENCHMARKS.md, "Figures behind the code"). The server's
  * request listener asks this first. A GET of a page endpoint's exact path
  * whose parameters read well is answered here, from the answer cache or
  * computed and kept, with the headers and bytes the full path writes

@@ -1,4 +1,4 @@
-/** BusEventType numbers of the events ledger-query reads (facts sheet, section 6). */
+/** BusEventType numbers of the events ledger-query reads (docs/compatibility.md, section 9.4). */
 export const BusEventType = {
   TIME_UPDATE: 2,
   ORDER: 5,

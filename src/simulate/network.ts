@@ -10,6 +10,11 @@
  * Each event is marked with the transaction it belongs to (numbered within
  * the block, 0 for what the network does at the block boundary), so the
  * stream can give it a transaction hash as a core does.
+ *
+ * Longer than our ~400 lines on purpose: it is one state machine whose steps
+ * (new orders, amends, fills, parking, auctions, expiries) all read and change
+ * the same book and buckets; split apart, each piece would take the whole
+ * state as arguments.
  */
 import { STATUS, TIF, TYPE } from '../domain/enums.js';
 import { NETWORK_PARTY, type Order } from '../domain/order.js';

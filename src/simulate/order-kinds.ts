@@ -1,6 +1,6 @@
 /**
  * The kinds of orders the simulated network's participants send, and the
- * numbers of the network's enums they use (facts sheet, section 2).
+ * numbers of the network's enums they use (docs/compatibility.md, section 8).
  */
 import type { Order } from '../domain/order.js';
 import { WeightedChoice } from './random.js';
@@ -13,7 +13,7 @@ export const PEG_MID = 1;
 export const PEG_BEST_BID = 2;
 export const PEG_BEST_ASK = 3;
 
-/** OrderError numbers the simulator uses (facts sheet, section 2). */
+/** OrderError numbers the simulator uses (docs/compatibility.md, section 8). */
 export const ERR = {
   /** Set explicitly on some orders that have no error, as real cores do. */
   UNSPECIFIED: 0,

@@ -1,7 +1,7 @@
 /**
  * A deterministic synthetic network: the BusEvent stream its core would
  * publish, block by block, for tests, the demo and benchmarks. It is shaped
- * like the real network's own recording (facts sheet, sections 6 and 7):
+ * like the real network's own recording (docs/compatibility.md, sections 9 and 10):
  * events name their block by its hash in upper case, ids count from "H-1",
  * every event carries a transaction hash, times have nanosecond digits, and
  * the stream starts with its first height twice, as a restarted chain does.

@@ -6,7 +6,7 @@
  * protobuf JSON as the original node prints it: lowerCamel keys in field
  * order, 64-bit integers as strings, enums as names (a number the table does
  * not know stays a bare number), every scalar present, an unset message null,
- * an unset optional field left out (facts sheet, section 3).
+ * an unset optional field left out (docs/compatibility.md, section 3).
  */
 import {
   OrderError,
@@ -110,8 +110,8 @@ const NODE_ID_END = NODE_ID_AT + 64;
 
 /**
  * The order id of a node orderJsonSql made. Page cursors take it from there:
- * selecting the id again would cost a second blob per row (better-sqlite3
- * copies each into a Buffer), measured at 13-40% of a page's time.
+ * selecting the id again would cost a second blob per row, which the driver
+ * copies into a Buffer (BENCHMARKS.md, "Figures behind the code").
  */
 export function orderIdOfNode(json: string): string {
   return json.slice(NODE_ID_AT, NODE_ID_END);

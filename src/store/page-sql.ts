@@ -155,12 +155,10 @@ const ORDER_KEY: readonly [string, string] = [`o.${ORDER_LISTING_KEY[0]}`, `o.${
 
 /**
  * A page row, and what it reads beside the order: the ids of its market and
- * party (joined by number: a lookup by primary key, measured 15% cheaper per
- * row than a scalar subquery in SQLite). Arms merge on the listing key
- * (k1, k2); a page returns k2 as NULL (ORDER_PAGE): the cursor takes the id
- * from the node (orderIdOfNode). Not returning the 32-byte blob, which the
- * driver copied into a Buffer per row, made raw pages of 1000 rows 1.33x as
- * fast (3.6 -> 2.7 ms) and pages of 50 1.03-1.12x.
+ * party, joined by number (a lookup by primary key, cheaper than a scalar
+ * subquery). Arms merge on the listing key (k1, k2); a page returns k2 as
+ * NULL (ORDER_PAGE): the cursor takes the id from the node (orderIdOfNode),
+ * so the driver copies no 32-byte blob per row (BENCHMARKS.md, "Figures behind the code").
  */
 const ORDER_ROW: Columns = {
   select: `${ORDER_JSON} AS json, ${ORDER_KEY[0]} AS k1, ${ORDER_KEY[1]} AS k2`,

@@ -159,8 +159,8 @@ export function transferables(p: PreparedGroup): ArrayBuffer[] {
 }
 
 /**
- * The rows of a group, built block by block as blocks complete (the SQLite
- * stores' BlockBatch): only each order's latest state stays an object.
+ * The rows of a group, built block by block as blocks complete (the
+ * BlockBatch of both writers): only each order's latest state stays an object.
  */
 export class GroupRows implements BlockBatch {
   private readonly blocks: PreparedGroup['blocks'] = [];

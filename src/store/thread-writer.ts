@@ -8,7 +8,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { checkAborted, fromWire, toWire, WriterClosedError, type LedgerError } from '../errors.js';
-import type { CommittedBlock, WriterOptions } from './store.js';
+import { GroupRows } from './rows.js';
+import type { CommittedBlock, WriterOptions, WriteStore } from './store.js';
 import type { WriterCall, WriterReply, WriterRequest } from './writer-protocol.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -21,14 +22,27 @@ export interface PreparedWrite<G> {
   transfer?: ArrayBuffer[];
 }
 
-export class ThreadWriter<G> {
+/** How a backend turns a batch into what its thread writes; undefined for a batch without blocks. */
+export type Prepare<G> = (batch: GroupRows) => PreparedWrite<G> | undefined;
+
+/** What starts a backend's writer thread. */
+export interface WriterThreadSpec<G> {
+  /** For messages: `SQLite`, `PostgreSQL`. */
+  name: string;
+  module: URL;
+  workerData: unknown;
+  prepare: Prepare<G>;
+}
+
+/** The WriteStore of either backend: its batches are written by its writer thread. */
+export class ThreadWriter<G> implements WriteStore<GroupRows> {
   private readonly waiting = new Map<number, Pending>();
   private nextId = 1;
   private gone: LedgerError | undefined;
   /** The last write sent whose reply has not come: the next write follows it. */
   private unsettledWrite: number | undefined;
 
-  private constructor(private readonly worker: Worker, private readonly name: string) {
+  private constructor(private readonly worker: Worker, name: string, private readonly prepare: Prepare<G>) {
     worker.on('message', (reply: WriterReply) => {
       if (reply.type !== 'reply') return;
       const pending = this.waiting.get(reply.id);
@@ -44,7 +58,8 @@ export class ThreadWriter<G> {
    * Starts the writer thread of `module` and waits until it has opened its
    * session; fails as opening fails, the thread gone.
    */
-  static async open<G>(name: string, module: URL, workerData: unknown, options: WriterOptions = {}): Promise<ThreadWriter<G>> {
+  static async open<G>(spec: WriterThreadSpec<G>, options: WriterOptions = {}): Promise<ThreadWriter<G>> {
+    const { name, module, workerData, prepare } = spec;
     const { signal } = options;
     checkAborted(signal, `opening the ${name} writer`);
     const worker = new Worker(module, { workerData });
@@ -72,7 +87,7 @@ export class ThreadWriter<G> {
       signal?.removeEventListener('abort', abort);
       worker.off('message', onMessage!).off('error', onError!).off('exit', onExit!);
     }
-    return new ThreadWriter<G>(worker, name);
+    return new ThreadWriter<G>(worker, name, prepare);
   }
 
   async lastBlock(): Promise<CommittedBlock | undefined> {
@@ -83,17 +98,21 @@ export class ThreadWriter<G> {
     return (await this.call({ type: 'blockHashes', from, to })) as Map<bigint, string>;
   }
 
+  newBatch(): GroupRows {
+    return new GroupRows();
+  }
+
   /**
-   * Sends a group to be written after every write sent before, and resolves
-   * once it is committed. `prepare` runs now, on this thread; undefined is a
-   * batch without blocks, which is not sent. If it throws, its write still
-   * takes its turn and fails, so that writes made behind it fail too.
+   * Sends a batch to be written after every write sent before, and resolves
+   * once it is committed. It is prepared now, on this thread; a batch without
+   * blocks is not sent. If preparing it throws, its write still takes its
+   * turn and fails, so that writes made behind it fail too.
    */
-  async write(prepare: () => PreparedWrite<G> | undefined): Promise<void> {
+  async write(batch: GroupRows): Promise<void> {
     let prepared: PreparedWrite<G> | undefined;
     let error: ReturnType<typeof toWire> | undefined;
     try {
-      prepared = prepare();
+      prepared = this.prepare(batch);
       if (prepared === undefined) return;
     } catch (e) {
       error = toWire(e);

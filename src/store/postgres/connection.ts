@@ -18,11 +18,10 @@ export const APPLICATION_NAME = 'ledger-query';
 
 /**
  * Settings of every session we open. No JIT compilation: a statement of ours
- * reads a few rows, and compiling one costs 100-700 ms (Debian's PostgreSQL,
- * a page of 50 on a 10,000-order store: ~400 ms with JIT, 2 ms without; see
- * BENCHMARKS.md). Servers built with LLVM compile whatever their planner
- * costs above jit_above_cost, and the readers' disabled plan nodes below add
- * 10^10 to a cost on PostgreSQL 17 and older.
+ * reads a few rows, and compiling one costs a hundred times more than running
+ * it (BENCHMARKS.md, "Figures behind the code"). Servers built with LLVM compile whatever their planner costs
+ * above jit_above_cost, and the readers' disabled plan nodes below add 10^10
+ * to a cost on PostgreSQL 17 and older.
  */
 const SESSION_SETTINGS = ['jit=off'];
 

@@ -52,7 +52,7 @@ const PRIOR_COLUMNS = COUNTED.map((c) => `prior_${c}`);
  * and VACUUM makes their space free for the next group. ON COMMIT DELETE ROWS
  * would truncate each table's file at every commit, and its next group extend
  * it again: on a busy disk, a file truncation waits for the file system's
- * journal, and the server spent 9% of its time there (sampled, one ingest).
+ * journal (BENCHMARKS.md, "Figures behind the code").
  */
 const STAGING_TABLES = ['lq_history', 'lq_current', 'lq_markets', 'lq_parties', 'lq_signatures', 'lq_added', 'lq_removed'];
 const KEPT = 'WITH (vacuum_truncate = false)';
@@ -122,15 +122,14 @@ export const NUMBERING_SQL = `
  *   of a stored one are kept beside it (`prior_*`): the update, the insert
  *   and the counts below then need no lookup of their own. (Looking each one
  *   up for the update, again for the insert's NOT EXISTS, and once more for
- *   the state it replaces took a fifth of the statement's time, measured on
- *   EXPLAIN ANALYZE of a group);
+ *   the state it replaces cost a fifth of the statement);
  * - orders stored before are updated, never their id columns: they identify
  *   the row, and id_key ends every listing index;
  * - the others are inserted in listing order (created_at, id_key), so that
  *   every index grows at the end of a range: its right end for the time
- *   indexes, the end of each value's range for the others. That measured
- *   1.06-1.12x the events/s of inserting party by party (3 alternated pairs),
- *   the party indexes' locality notwithstanding;
+ *   indexes, the end of each value's range for the others; faster than
+ *   inserting party by party, the party indexes' locality notwithstanding
+ *   (BENCHMARKS.md, "Figures behind the code");
  * - order_counts changes by +1 for each new state's values and -1 for each
  *   replaced one's; a value whose changes cancel out is not touched.
  * A group holds each order once, so no row is touched twice, and the

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL schema as an ordered list of migrations, recorded in
- * schema_migrations. The same ideas as the embedded store's (../sqlite/schema.ts
- * at its version 4): current state plus history, ids as bytes, parties and
+ * schema_migrations. The same ideas as the embedded store's
+ * (../sqlite/migrations.ts): current state plus history, ids as bytes, parties and
  * markets interned, every listing index ending in (created_at, id_key), times
  * in whole microseconds. Several instances may start at the same moment:
  * migrating takes an advisory lock, so one migrates and the others then find

@@ -5,38 +5,22 @@
  * the writer thread only binds and commits them. While one group is being
  * committed the next is read, which takes ingestion from one core to two.
  */
-import { GroupRows, transferables, type PreparedGroup } from '../rows.js';
-import type { CommittedBlock, WriteStore } from '../store.js';
+import { transferables, type PreparedGroup } from '../rows.js';
 import { ThreadWriter } from '../thread-writer.js';
 
-export class SqliteWriter implements WriteStore<GroupRows> {
-  private constructor(private readonly thread: ThreadWriter<PreparedGroup>) {}
+export type SqliteWriter = ThreadWriter<PreparedGroup>;
 
+export const SqliteWriter = {
   /** Starts the writer thread on the file at `path` (created or migrated); fails as opening it fails. */
-  static async open(path: string): Promise<SqliteWriter> {
-    return new SqliteWriter(await ThreadWriter.open<PreparedGroup>('SQLite', new URL('./writer-thread.js', import.meta.url), { path }));
-  }
-
-  lastBlock(): Promise<CommittedBlock | undefined> {
-    return this.thread.lastBlock();
-  }
-
-  blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
-    return this.thread.blockHashes(from, to);
-  }
-
-  newBatch(): GroupRows {
-    return new GroupRows();
-  }
-
-  write(batch: GroupRows): Promise<void> {
-    return this.thread.write(() => {
-      const group = batch.finish();
-      return group && { group, transfer: transferables(group) };
+  open(path: string): Promise<SqliteWriter> {
+    return ThreadWriter.open<PreparedGroup>({
+      name: 'SQLite',
+      module: new URL('./writer-thread.js', import.meta.url),
+      workerData: { path },
+      prepare: (batch) => {
+        const group = batch.finish();
+        return group && { group, transfer: transferables(group) };
+      },
     });
-  }
-
-  close(): Promise<void> {
-    return this.thread.close();
-  }
-}
+  },
+};

@@ -1,0 +1,249 @@
+/**
+ * The subscriptions of GET /api/v2/stream/orders in one HTTP process: each
+ * gets a snapshot of the live orders it asks for, read at a block, then the
+ * changes of every later block that touch it, each block once and in order,
+ * with no gap between the two (the original subscribes after sending its
+ * snapshot, and can miss a block). A block's changes are read from the store
+ * once, however many subscribers take them, and its frames made once per
+ * distinct filter. A subscriber that falls behind by more than its buffer is
+ * closed, saying why; it never slows the others or ingestion.
+ */
+import { InternalError } from '../../errors.js';
+import { snapshotFrames, streamOrderJson, updateFrames } from './frames.js';
+
+/** What a subscriber asks for; empty lists mean "no filter". Ids as the client gave them. */
+export interface StreamFilter {
+  marketIds: readonly string[];
+  partyIds: readonly string[];
+  excludeLiquidity: boolean;
+}
+
+/** One order state a block changed, as the list shows it, with what the updates' filter compares. */
+export interface OrderChange {
+  /** The list's node (unary JSON). */
+  node: string;
+  /** Lower case, as stored. */
+  marketId: string;
+  partyId: string;
+}
+
+export interface BlockChanges {
+  height: bigint;
+  /** In the order the original batches them: each (order, version) once, where its last update in the block was. */
+  changes: OrderChange[];
+}
+
+/** What the hub reads of the store. */
+export interface OrderStreamSource {
+  /** The live orders a filter matches, in the list's order, and the block of the snapshot they were read in (0 before any). */
+  liveOrders(filter: StreamFilter): Promise<{ height: bigint; nodes: string[] }>;
+  /**
+   * The changes of the blocks after `after`, up to `upTo`, in height order:
+   * blocks that changed no order are left out, and at most `maxBlocks` given.
+   */
+  orderChanges(after: bigint, upTo: bigint, maxBlocks: number): Promise<BlockChanges[]>;
+  /** The height of the last committed block (0 before any). */
+  lastHeight(): Promise<bigint>;
+  /** The lowest height whose changes orderChanges can give, for a resume. */
+  firstChangeHeight(): Promise<bigint>;
+}
+
+/** Where a subscription's frames go: a WebSocket or a chunked HTTP response (./transports.ts). */
+export interface FrameSink {
+  /** Queues one frame; the sink adds its own delimiter. */
+  send(frame: Frame): void;
+  /** Bytes queued and not yet sent. */
+  buffered(): number;
+  /** Ends the stream for `reason`; an error frame first if there is one. */
+  end(reason: StreamEnd): void;
+}
+
+/** A frame, encoded once and shared by every sink it goes to. */
+export class Frame {
+  private bytes: Buffer | undefined;
+  constructor(readonly text: string) {}
+
+  get buffer(): Buffer {
+    this.bytes ??= Buffer.from(this.text, 'utf8');
+    return this.bytes;
+  }
+}
+
+export type StreamEnd =
+  | { kind: 'tooSlow'; buffered: number; limit: number }
+  | { kind: 'failed'; message: string }
+  | { kind: 'shuttingDown' };
+
+export interface HubOptions {
+  /** Bytes a subscriber may leave unread before it is closed. */
+  bufferBytes: number;
+  /** Blocks read from the store in one go when catching up. */
+  readBlocks?: number;
+}
+
+/** Does an update's order pass the filter, as the original's updates filter it (docs/compatibility.md, section 12.4). */
+function passesUpdates(filter: StreamFilter, change: OrderChange): boolean {
+  // The original compares the filter's ids as strings with the stored lower-case ids, and its
+  // liquidity test passes every order whatever excludeLiquidity says: matched, not fixed.
+  if (filter.marketIds.length > 0 && !filter.marketIds.includes(change.marketId)) return false;
+  if (filter.partyIds.length > 0 && !filter.partyIds.includes(change.partyId)) return false;
+  return true;
+}
+
+const filterKey = (f: StreamFilter) => JSON.stringify([f.marketIds, f.partyIds, f.excludeLiquidity]);
+
+class Subscriber {
+  /** The next block whose changes it is owed. */
+  next: bigint;
+  /** Taking blocks as the hub dispatches them, rather than catching up on its own. */
+  live = false;
+  ended = false;
+  readonly key: string;
+
+  constructor(readonly filter: StreamFilter, readonly sink: FrameSink, start: bigint) {
+    this.next = start + 1n;
+    this.key = filterKey(filter);
+  }
+}
+
+export class OrderStreamHub {
+  private readonly subscribers = new Set<Subscriber>();
+  /** The last block whose changes were dispatched. */
+  private position: bigint | undefined;
+  private dispatching: Promise<void> | undefined;
+  private again = false;
+  private readonly readBlocks: number;
+
+  constructor(private readonly source: OrderStreamSource, private readonly options: HubOptions) {
+    this.readBlocks = options.readBlocks ?? 100;
+  }
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  /**
+   * Starts a subscription: from a snapshot of the live orders it matches, or
+   * with `fromBlock`, from the changes of the blocks after that one (a
+   * resume). Resolves once the subscriber takes blocks as they come.
+   */
+  async subscribe(filter: StreamFilter, sink: FrameSink, fromBlock?: bigint): Promise<() => void> {
+    let start: bigint;
+    if (fromBlock === undefined) {
+      const snapshot = await this.source.liveOrders(filter);
+      for (const text of snapshotFrames(snapshot.nodes.map(streamOrderJson))) sink.send(new Frame(text));
+      start = snapshot.height;
+    } else {
+      const first = await this.source.firstChangeHeight();
+      if (fromBlock + 1n < first) {
+        throw new InternalError(`fromBlock ${fromBlock}: this store holds the changes of blocks from ${first} on`);
+      }
+      start = fromBlock;
+    }
+    const sub = new Subscriber(filter, sink, start);
+    this.subscribers.add(sub);
+    try {
+      await this.catchUp(sub);
+    } catch (e) {
+      this.subscribers.delete(sub);
+      throw e;
+    }
+    return () => this.unsubscribe(sub);
+  }
+
+  /** A block may have been committed: dispatches every new block's changes. */
+  blockCommitted(): void {
+    if (this.dispatching) {
+      this.again = true;
+      return;
+    }
+    this.dispatching = this.dispatch().finally(() => {
+      this.dispatching = undefined;
+      if (this.again) {
+        this.again = false;
+        this.blockCommitted();
+      }
+    });
+  }
+
+  /** Ends every subscription (the server is stopping). */
+  close(): void {
+    for (const sub of this.subscribers) this.end(sub, { kind: 'shuttingDown' });
+  }
+
+  private unsubscribe(sub: Subscriber): void {
+    sub.ended = true;
+    this.subscribers.delete(sub);
+  }
+
+  private end(sub: Subscriber, reason: StreamEnd): void {
+    if (sub.ended) return;
+    this.unsubscribe(sub);
+    sub.sink.end(reason);
+  }
+
+  /** Sends frames, closing the subscriber instead if it has fallen too far behind. */
+  private deliver(sub: Subscriber, frames: readonly Frame[]): void {
+    for (const frame of frames) {
+      if (sub.ended) return;
+      const buffered = sub.sink.buffered();
+      if (buffered > this.options.bufferBytes) {
+        this.end(sub, { kind: 'tooSlow', buffered, limit: this.options.bufferBytes });
+        return;
+      }
+      sub.sink.send(frame);
+    }
+  }
+
+  /** Reads what a subscriber is owed up to the hub's position, then lets it take blocks as they come. */
+  private async catchUp(sub: Subscriber): Promise<void> {
+    this.position ??= await this.source.lastHeight();
+    while (!sub.ended && sub.next <= this.position) {
+      const blocks = await this.source.orderChanges(sub.next - 1n, this.position, this.readBlocks);
+      if (blocks.length === 0) break;
+      for (const block of blocks) {
+        if (block.height < sub.next) continue;
+        this.deliver(sub, framesFor(sub.filter, block));
+        sub.next = block.height + 1n;
+      }
+    }
+    // No await between the last check and this: the next block dispatched is the one it is owed.
+    if (sub.next <= this.position) sub.next = this.position + 1n;
+    sub.live = true;
+    this.blockCommitted();
+  }
+
+  private async dispatch(): Promise<void> {
+    const height = await this.source.lastHeight();
+    this.position ??= height;
+    while (this.position < height && this.subscribers.size > 0) {
+      const blocks = await this.source.orderChanges(this.position, height, this.readBlocks);
+      if (blocks.length === 0) {
+        this.position = height;
+        break;
+      }
+      for (const block of blocks) {
+        const byFilter = new Map<string, Frame[]>();
+        for (const sub of this.subscribers) {
+          // A live subscriber is owed every block from its next on; blocks between that changed nothing owe it nothing.
+          if (!sub.live || sub.next > block.height) continue;
+          let frames = byFilter.get(sub.key);
+          if (frames === undefined) {
+            frames = framesFor(sub.filter, block);
+            byFilter.set(sub.key, frames);
+          }
+          this.deliver(sub, frames);
+          sub.next = block.height + 1n;
+        }
+        this.position = block.height;
+      }
+    }
+    // With nobody subscribed, nothing is owed: later subscribers start from their own snapshot.
+    if (this.subscribers.size === 0) this.position = height;
+  }
+}
+
+function framesFor(filter: StreamFilter, block: BlockChanges): Frame[] {
+  const nodes = block.changes.filter((c) => passesUpdates(filter, c)).map((c) => streamOrderJson(c.node));
+  return updateFrames(nodes).map((text) => new Frame(text));
+}

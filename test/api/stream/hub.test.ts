@@ -1,0 +1,166 @@
+/**
+ * The stream hub against a source whose blocks commit whenever the test says:
+ * every subscriber gets its snapshot, then every later block that changed
+ * what it asks for, once and in order, whenever the blocks commit (before,
+ * during or after its snapshot is read); a slow subscriber is closed saying
+ * so, and the others go on; a resume starts after the block it names.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Frame, OrderStreamHub, type BlockChanges, type FrameSink, type OrderStreamSource, type StreamEnd, type StreamFilter } from '../../../src/api/stream/hub.js';
+import { orderNodeJson } from '../../../src/store/order-node.js';
+import { hex, order } from '../../store/helpers.js';
+
+const ALL: StreamFilter = { marketIds: [], partyIds: [], excludeLiquidity: false };
+
+/** Block h changes order h (market 1000 + h % 3) and, on even heights, order h + 1000 too. */
+function changesOf(h: number): BlockChanges {
+  const ids = h % 2 === 0 ? [h, h + 1000] : [h];
+  return {
+    height: BigInt(h),
+    changes: ids.map((n) => {
+      const o = order(n, { marketId: hex(1000 + (h % 3)) });
+      return { node: orderNodeJson(o), marketId: o.marketId, partyId: o.partyId };
+    }),
+  };
+}
+
+class FakeSource implements OrderStreamSource {
+  height = 0;
+  /** Resolved by the test to let a snapshot read finish: blocks may commit meanwhile. */
+  snapshotGate: Promise<void> = Promise.resolve();
+
+  async liveOrders(): Promise<{ height: bigint; nodes: string[] }> {
+    const at = BigInt(this.height);
+    await this.snapshotGate;
+    return { height: at, nodes: [orderNodeJson(order(1))] };
+  }
+
+  async orderChanges(after: bigint, upTo: bigint, maxBlocks: number): Promise<BlockChanges[]> {
+    await new Promise((r) => setImmediate(r));
+    const out: BlockChanges[] = [];
+    for (let h = after + 1n; h <= upTo && out.length < maxBlocks; h++) if (h % 5n !== 0n) out.push(changesOf(Number(h)));
+    return out;
+  }
+
+  async lastHeight(): Promise<bigint> {
+    return BigInt(this.height);
+  }
+
+  async firstChangeHeight(): Promise<bigint> {
+    return 1n;
+  }
+}
+
+class Sink implements FrameSink {
+  frames: string[] = [];
+  ended: StreamEnd | undefined;
+  stalled = 0;
+  send(frame: Frame): void {
+    this.frames.push(frame.text);
+  }
+  buffered(): number {
+    return this.stalled;
+  }
+  end(reason: StreamEnd): void {
+    this.ended = reason;
+  }
+  /** The heights of the orders each updates frame carried, in order. */
+  updatedIds(): string[] {
+    return this.frames
+      .map((f) => JSON.parse(f) as { result: { updates?: { orders: { id: string }[] } } })
+      .flatMap((f) => f.result.updates?.orders.map((o) => o.id) ?? []);
+  }
+}
+
+/** The ids every block from `from` to `to` changed, in order, as the source gives them. */
+function expectedIds(from: number, to: number, keep: (marketId: string) => boolean = () => true): string[] {
+  const ids: string[] = [];
+  for (let h = from; h <= to; h++) {
+    if (h % 5 === 0) continue;
+    for (const c of changesOf(h).changes) if (keep(c.marketId)) ids.push(JSON.parse(c.node).id as string);
+  }
+  return ids;
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+test('a snapshot, then every later block once and in order, blocks committing before, during and after the snapshot', async () => {
+  const source = new FakeSource();
+  const hub = new OrderStreamHub(source, { bufferBytes: 1 << 20, readBlocks: 3 });
+  source.height = 4;
+  let open!: () => void;
+  source.snapshotGate = new Promise((r) => (open = r));
+  const sink = new Sink();
+  const subscribing = hub.subscribe(ALL, sink);
+  // Blocks commit while the snapshot (read at block 4) is on its way.
+  for (const h of [5, 6, 7]) {
+    source.height = h;
+    hub.blockCommitted();
+  }
+  open();
+  await subscribing;
+  for (const h of [8, 9, 10, 11, 12, 13]) {
+    source.height = h;
+    hub.blockCommitted();
+    if (h % 2 === 0) await settle();
+  }
+  await settle();
+  assert.match(sink.frames[0]!, /^\{"result":\{"snapshot":\{"orders":\[.*\],"lastPage":true\}\}\}$/);
+  assert.deepEqual(sink.updatedIds(), expectedIds(5, 13));
+  assert.equal(sink.ended, undefined);
+});
+
+test('subscribers with the same filter share frames; each gets only what its filter passes', async () => {
+  const source = new FakeSource();
+  const hub = new OrderStreamHub(source, { bufferBytes: 1 << 20 });
+  const market = hex(1001);
+  const all = new Sink();
+  const one = new Sink();
+  const upper = new Sink();
+  await hub.subscribe(ALL, all);
+  await hub.subscribe({ marketIds: [market], partyIds: [], excludeLiquidity: false }, one);
+  // The original compares update filters as strings with lower-case ids: an upper-case id never matches.
+  await hub.subscribe({ marketIds: [market.toUpperCase()], partyIds: [], excludeLiquidity: false }, upper);
+  for (let h = 1; h <= 9; h++) {
+    source.height = h;
+    hub.blockCommitted();
+  }
+  await settle();
+  assert.deepEqual(all.updatedIds(), expectedIds(1, 9));
+  assert.deepEqual(one.updatedIds(), expectedIds(1, 9, (m) => m === market));
+  assert.ok(one.updatedIds().length > 0);
+  assert.deepEqual(upper.updatedIds(), []);
+  assert.equal(hub.size, 3);
+});
+
+test('a subscriber that leaves too much unread is closed, saying so; the others go on', async () => {
+  const source = new FakeSource();
+  const hub = new OrderStreamHub(source, { bufferBytes: 1000 });
+  const slow = new Sink();
+  const fast = new Sink();
+  await hub.subscribe(ALL, slow);
+  await hub.subscribe(ALL, fast);
+  slow.stalled = 5000;
+  for (let h = 1; h <= 4; h++) {
+    source.height = h;
+    hub.blockCommitted();
+  }
+  await settle();
+  assert.deepEqual(slow.ended, { kind: 'tooSlow', buffered: 5000, limit: 1000 });
+  assert.deepEqual(fast.updatedIds(), expectedIds(1, 4));
+  assert.equal(hub.size, 1);
+});
+
+test('a resume from a block gets the changes after it, no snapshot, then the live blocks', async () => {
+  const source = new FakeSource();
+  const hub = new OrderStreamHub(source, { bufferBytes: 1 << 20, readBlocks: 2 });
+  source.height = 12;
+  const sink = new Sink();
+  await hub.subscribe(ALL, sink, 6n);
+  source.height = 14;
+  hub.blockCommitted();
+  await settle();
+  assert.doesNotMatch(sink.frames.join('\n'), /snapshot/);
+  assert.deepEqual(sink.updatedIds(), expectedIds(7, 14));
+});

@@ -8,8 +8,8 @@
  * distinct filter. A subscriber that falls behind by more than its buffer is
  * closed, saying why; it never slows the others or ingestion.
  */
-import { InternalError } from '../../errors.js';
 import { snapshotFrames, streamOrderJson, updateFrames } from './frames.js';
+import { StreamRefusal } from './request.js';
 
 /** What a subscriber asks for; empty lists mean "no filter". Ids as the client gave them. */
 export interface StreamFilter {
@@ -125,7 +125,8 @@ export class OrderStreamHub {
   /**
    * Starts a subscription: from a snapshot of the live orders it matches, or
    * with `fromBlock`, from the changes of the blocks after that one (a
-   * resume). Resolves once the subscriber takes blocks as they come.
+   * resume; a StreamRefusal, before any frame, for one the store cannot
+   * serve). Resolves once the subscriber takes blocks as they come.
    */
   async subscribe(filter: StreamFilter, sink: FrameSink, fromBlock?: bigint): Promise<() => void> {
     let start: bigint;
@@ -136,7 +137,8 @@ export class OrderStreamHub {
     } else {
       const first = await this.source.firstChangeHeight();
       if (fromBlock + 1n < first) {
-        throw new InternalError(`fromBlock ${fromBlock}: this store holds the changes of blocks from ${first} on`);
+        const message = `fromBlock ${fromBlock}: this store holds the changes of blocks from ${first} on; resume from ${first - 1n} or later, or take a snapshot`;
+        throw new StreamRefusal(400, JSON.stringify({ code: 3, message }));
       }
       start = fromBlock;
     }

@@ -1,0 +1,207 @@
+/**
+ * GET /api/v2/stream/orders over its two transports, as the original's
+ * gateway serves it: plain HTTP, a long chunked response of newline-delimited
+ * JSON frames (gzip-compressed and flushed per frame when the client accepts
+ * it), and WebSocket, one text message per frame (the `ws` library). Refusals
+ * before the first frame are the original's bodies with their HTTP status;
+ * where the original drops the connection, we say why: an error frame, and
+ * over WebSocket a close frame with a code and its reason.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { constants, createGzip, type Gzip } from 'node:zlib';
+import { WebSocket, WebSocketServer } from 'ws';
+import { ApiError } from '../errors.js';
+import { errorFrame } from './frames.js';
+import type { Frame, FrameSink, OrderStreamHub, StreamEnd } from './hub.js';
+import { readStreamRequest, StreamRefusal, type StreamRequest } from './request.js';
+
+export interface StreamLimits {
+  /** Concurrent streams one client address may hold (the original: 250). */
+  perClient: number;
+  /** Seconds between WebSocket pings; a client that misses one is dropped. */
+  pingSeconds: number;
+}
+
+/** The error frame a stream ends with, and its WebSocket close code. */
+function endFrame(reason: StreamEnd): { frame?: string; code: number; text: string } {
+  switch (reason.kind) {
+    case 'tooSlow': {
+      const text = `client too slow: ${reason.buffered} bytes unsent, over the ${reason.limit} allowed`;
+      return { frame: errorFrame(13, `internal stream failure: ${text}`), code: 1008, text };
+    }
+    case 'failed':
+      return { frame: errorFrame(13, `internal stream failure: ${reason.message}`), code: 1011, text: reason.message.slice(0, 120) };
+    case 'shuttingDown':
+      return { code: 1001, text: 'server shutting down' };
+  }
+}
+
+/** Counts streams per client address, refusing beyond the limit. */
+class ClientCounts {
+  private readonly counts = new Map<string, number>();
+  constructor(private readonly limit: number) {}
+
+  /** A release function, or undefined when the client holds its limit already. */
+  take(address: string): (() => void) | undefined {
+    const n = this.counts.get(address) ?? 0;
+    if (n >= this.limit) return undefined;
+    this.counts.set(address, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.counts.get(address) ?? 1) - 1;
+      if (left <= 0) this.counts.delete(address);
+      else this.counts.set(address, left);
+    };
+  }
+}
+
+const TOO_MANY = new StreamRefusal(429, JSON.stringify({ error: { code: 8, message: 'client reached max subscription allowed' } }));
+
+/** The request read, or the refusal of it. */
+function readRequest(url: string): StreamRequest | StreamRefusal {
+  try {
+    return readStreamRequest(url);
+  } catch (e) {
+    if (e instanceof StreamRefusal) return e;
+    // A query string that does not parse at all: the gateway's own bare status.
+    if (e instanceof ApiError) return new StreamRefusal(400, JSON.stringify({ code: 3, message: e.message }));
+    throw e;
+  }
+}
+
+export class OrderStreams {
+  private readonly clients: ClientCounts;
+  private readonly sockets: WebSocketServer;
+
+  constructor(private readonly hub: OrderStreamHub, private readonly limits: StreamLimits) {
+    this.clients = new ClientCounts(limits.perClient);
+    this.sockets = new WebSocketServer({
+      noServer: true,
+      perMessageDeflate: false,
+      // Frames a client sends are ignored, as the original ignores them; a big one is refused.
+      maxPayload: 64 * 1024,
+      // The original answers a `Bearer ...` subprotocol with `Bearer`.
+      handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith('Bearer')) === undefined ? false : 'Bearer',
+    });
+  }
+
+  /** A plain HTTP request for the stream: a chunked response of frames, one per line. */
+  serveHttp(req: IncomingMessage, res: ServerResponse): void {
+    const request = readRequest(req.url ?? '');
+    const release = request instanceof StreamRefusal ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
+    const refusal = request instanceof StreamRefusal ? request : release === undefined ? TOO_MANY : undefined;
+    if (refusal !== undefined) {
+      res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
+      return;
+    }
+    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) ? createGzip() : undefined;
+    const out: NodeJS.WritableStream = gzip ?? res;
+    // The status goes out with the first frame: a resume the store cannot serve is still refused with its own.
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      res.writeHead(200, { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+      gzip?.pipe(res);
+    };
+    const sink: FrameSink = {
+      send: (frame: Frame) => {
+        start();
+        writeFrame(out, gzip, frame.buffer, true);
+      },
+      buffered: () => res.writableLength + (gzip?.writableLength ?? 0),
+      end: (reason) => {
+        start();
+        const { frame } = endFrame(reason);
+        // The original's error frame is the last thing, with no newline after it.
+        if (frame !== undefined) writeFrame(out, gzip, Buffer.from(frame), false);
+        out.end();
+      },
+    };
+    const refuse = (r: StreamRefusal) => {
+      if (started) return sink.end({ kind: 'failed', message: r.body });
+      started = true;
+      res.writeHead(r.status, { 'content-type': 'application/json' }).end(r.body);
+    };
+    this.run(request as StreamRequest, sink, refuse, release!, (stop) => res.once('close', stop));
+  }
+
+  /** An upgrade request: a WebSocket stream, or a refusal. */
+  serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.sockets.handleUpgrade(req, socket, head, (ws) => {
+      const request = readRequest(req.url ?? '');
+      const release = request instanceof StreamRefusal ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
+      const refusal = request instanceof StreamRefusal ? request : release === undefined ? TOO_MANY : undefined;
+      if (refusal !== undefined) {
+        // The original sends the refusal as the stream's one frame; we close saying so, where it drops the connection.
+        ws.send(refusal.body);
+        ws.close(refusal.status === 429 ? 1013 : 1008, refusal.status === 429 ? 'too many streams from this client' : 'invalid request');
+        return;
+      }
+      let alive = true;
+      const ping = setInterval(() => {
+        if (!alive) return ws.terminate();
+        alive = false;
+        ws.ping();
+      }, this.limits.pingSeconds * 1000);
+      ws.on('pong', () => (alive = true));
+      ws.on('close', () => clearInterval(ping));
+      ws.on('error', () => ws.terminate());
+      const sink: FrameSink = {
+        send: (frame) => ws.send(frame.buffer, { binary: false }),
+        buffered: () => ws.bufferedAmount,
+        end: (reason) => {
+          const { frame, code, text } = endFrame(reason);
+          if (frame !== undefined && ws.readyState === WebSocket.OPEN) ws.send(frame);
+          ws.close(code, text);
+        },
+      };
+      const refuse = (r: StreamRefusal) => {
+        ws.send(r.body);
+        ws.close(1008, 'invalid request');
+      };
+      this.run(request as StreamRequest, sink, refuse, release!, (stop) => ws.once('close', stop));
+    });
+  }
+
+  /** Subscribes, and unsubscribes when the client goes. */
+  private run(
+    request: StreamRequest, sink: FrameSink, refuse: (r: StreamRefusal) => void, release: () => void, onGone: (stop: () => void) => void,
+  ): void {
+    let unsubscribe: (() => void) | undefined;
+    let gone = false;
+    onGone(() => {
+      gone = true;
+      release();
+      unsubscribe?.();
+    });
+    this.hub.subscribe(request.filter, sink, request.fromBlock).then(
+      (stop) => {
+        if (gone) stop();
+        else unsubscribe = stop;
+      },
+      (e: unknown) => {
+        release();
+        if (gone) return;
+        if (e instanceof StreamRefusal) refuse(e);
+        else sink.end({ kind: 'failed', message: e instanceof Error ? e.message : String(e) });
+      },
+    );
+  }
+
+  close(): void {
+    this.hub.close();
+    for (const ws of this.sockets.clients) ws.terminate();
+    this.sockets.close();
+  }
+}
+
+/** Writes one frame and its newline; through gzip, flushed so that the client gets it now. */
+function writeFrame(out: NodeJS.WritableStream, gzip: Gzip | undefined, frame: Buffer, newline: boolean): void {
+  out.write(frame);
+  if (newline) out.write('\n');
+  gzip?.flush(constants.Z_SYNC_FLUSH);
+}

@@ -8,9 +8,11 @@
  * The digest is SHA-256 (node:crypto) of a canonical text of the decoded
  * block: SHA-256 because a digest only helps if a changed block cannot
  * keep it, which rules out checksums and broken hashes (MD5, SHA-1), and
- * node:crypto computes it natively. The text is frozen once released, like
- * a released migration: changing it would make every stored block's digest
- * differ from a good source's.
+ * node:crypto computes it natively. It costs ingestion ~2 us per order
+ * state, on the thread that reads the source (BENCHMARKS.md, "Block
+ * digests"). The text is frozen once released, like a released migration:
+ * changing it would make every stored block's digest differ from a good
+ * source's (test/domain/block-digest.test.ts pins it).
  */
 import { createHash } from 'node:crypto';
 import type { Block } from './block.js';
@@ -21,7 +23,10 @@ import type { Order } from './order.js';
  * ",": integers (64-bit ones too) in decimal, booleans as 0 or 1, a field the
  * event left out as "-", strings as their length, ":" and the string, bytes
  * as their hex. Lists start with their length. Strings are hashed as UTF-8,
- * which is how the store keeps them.
+ * which is how the store keeps them. Written here rather than taken from a
+ * canonical JSON library (RFC 8785): the text must stay the same across
+ * library upgrades, and such a library would still need each 64-bit value
+ * turned into text and each absent field spelled out first.
  */
 class CanonicalText {
   private text = '';

@@ -81,7 +81,12 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TI
  * skipped, a gap in heights or a different chain id stops ingestion. Complete
  * blocks are committed in groups (see CommitLimits); when ingestion stops for
  * any reason but a failing store, every complete block read so far is
- * committed first.
+ * committed first. A skipped block with the stored block's hash but other
+ * events (../domain/block-digest.ts) means the store or the source is
+ * corrupt: from then on nothing is written, the blocks the store holds are
+ * read on to name every such height, and ingestion ends with
+ * StoredBlockMismatchError at the first block the store does not hold, at
+ * the source's end, or once the source is idle (MISMATCH_IDLE_MS).
  */
 export async function ingest<B extends BlockBatch>(
   source: EventSource,
@@ -219,13 +224,18 @@ export async function ingest<B extends BlockBatch>(
       reading = true;
       let result: IteratorResult<SourceBatch> | typeof TIMED_OUT;
       try {
-        // Blocks waiting to be committed do not wait on a source that has nothing ready.
-        result = group.size > 0 ? await within(next, group.patienceMs()) : mismatched.length > 0 ? await within(next, MISMATCH_IDLE_MS) : await next;
-        if (result === TIMED_OUT && mismatched.length > 0) {
-          throw mismatch(`the source had nothing more for ${MISMATCH_IDLE_MS / 1000} s`);
-        }
-        if (result === TIMED_OUT) {
-          await commit();
+        if (group.size > 0) {
+          // Blocks waiting to be committed do not wait on a source that has nothing ready.
+          result = await within(next, group.patienceMs());
+          if (result === TIMED_OUT) {
+            await commit();
+            result = await next;
+          }
+        } else if (mismatched.length > 0) {
+          // Nor does a mismatch found: it is reported once the source has nothing more.
+          result = await within(next, MISMATCH_IDLE_MS);
+          if (result === TIMED_OUT) throw mismatch(`the source had nothing more for ${MISMATCH_IDLE_MS / 1000} s`);
+        } else {
           result = await next;
         }
       } catch (e) {

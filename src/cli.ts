@@ -57,7 +57,9 @@ const HELP = {
   plain or gzip-compressed, regular files, pipes or FIFOs (e.g. <(gunzip -c f.gz)),
   or of any --source SPEC of serve (e.g. ndjson://events.ndjson, - for NDJSON on
   stdin). Blocks already stored are skipped, so re-running is harmless; a height
-  seen again with another hash is skipped with a warning. A corrupt record stops
+  seen again with another hash is skipped with a warning. Blocks seen again
+  with the stored hash but other events are named, nothing more is written,
+  and it exits 65 (README: "Rebuilding a store"). A corrupt record stops
   with its file, byte offset and block; a file that ends inside a block stores
   every whole block and names the incomplete one. Nothing of an incomplete
   block is stored.

@@ -139,6 +139,14 @@ export class IngestError extends kind('LQ_INGEST_STOPPED') {
   }
 }
 
+/**
+ * Blocks read again hold other events than the store holds for the same
+ * heights and hashes: the store or the source is corrupt. Its own exit
+ * status, sysexits' EX_DATAERR, so that a script can tell it from a fault
+ * that passes.
+ */
+export class StoredBlockMismatchError extends kind('LQ_STORED_BLOCK_MISMATCH', { exit: 65 }) {}
+
 // ---------------------------------------------------------------- processes
 
 /** An address (the HTTP port, a socket source) cannot be listened on. */
@@ -162,8 +170,8 @@ type Kind = (new (message: string, options?: ErrorOptions) => LedgerError) & Pic
 export const ERROR_KINDS: readonly Kind[] = [
   UsageError, StoreNotFoundError, SchemaVersionError, MigrationError, WriterLockHeldError, WriterLeaseLostError,
   EarlierWriteFailedError, BlockOrderError, WriterClosedError, DatabaseError, DatabaseUnreachableError,
-  UnsupportedDatabaseError, CorruptInputError, IngestError, ListenError, HttpProcessError, SystemError, AbortError,
-  InternalError,
+  UnsupportedDatabaseError, CorruptInputError, IngestError, StoredBlockMismatchError, ListenError, HttpProcessError,
+  SystemError, AbortError, InternalError,
 ];
 
 const byCode = new Map(ERROR_KINDS.map((k) => [k.code, k]));

@@ -1,10 +1,11 @@
 import type { Block } from '../domain/block.js';
-import { CorruptInputError, IngestError } from '../errors.js';
+import { blockDigest } from '../domain/block-digest.js';
+import { CorruptInputError, IngestError, StoredBlockMismatchError } from '../errors.js';
 import type { BlockBatch, CommittedBlock, WriteStore } from '../store/store.js';
 import { BlockAssembler } from './assembler.js';
 import { CommitGroup, DEFAULT_COMMIT_LIMITS, type CommitLimits } from './commit-group.js';
 import type { EventSource, OffsetUnit, SourceBatch } from './source.js';
-import { StoredHashes } from './stored-hashes.js';
+import { heightRanges, StoredBlocks } from './stored-blocks.js';
 
 export interface IngestOptions {
   /** Accept a jump in block height instead of stopping (data would be missing). */
@@ -25,6 +26,12 @@ export interface IngestStats {
   blocksAlreadyStored: number;
   /** Of those, blocks whose hash differs from the stored block of their height (a restarted chain). */
   blocksWithOtherHash: number;
+  /**
+   * Of those, blocks with the stored block's hash but other events (its
+   * digest differs): ingestion writes nothing more and ends with
+   * StoredBlockMismatchError.
+   */
+  blocksWithOtherContent: number;
   /** Events outside any block, and of types not stored, by BusEventType number. */
   eventsOutsideBlock: number;
   skippedByType: Record<string, number>;
@@ -46,6 +53,15 @@ export function incompleteBlockMessage(stats: IngestStats, unit: OffsetUnit): st
 
 const TIMED_OUT = Symbol('timed out');
 
+/**
+ * Once a block read again turned out to differ from the stored one, a source
+ * that delivers nothing for this long is taken to have replayed all it had
+ * (a --follow file read to its end, a core that resent its backlog): far
+ * longer than a source with data ready takes for a read (~10 ms for a 1 MiB
+ * chunk, see CommitLimits.idleMs).
+ */
+const MISMATCH_IDLE_MS = 1000;
+
 /** The promise's value, or TIMED_OUT if it takes longer than `ms`. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
   let timer: NodeJS.Timeout | undefined;
@@ -65,7 +81,12 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TI
  * skipped, a gap in heights or a different chain id stops ingestion. Complete
  * blocks are committed in groups (see CommitLimits); when ingestion stops for
  * any reason but a failing store, every complete block read so far is
- * committed first.
+ * committed first. A skipped block with the stored block's hash but other
+ * events (../domain/block-digest.ts) means the store or the source is
+ * corrupt: from then on nothing is written, the blocks the store holds are
+ * read on to name every such height, and ingestion ends with
+ * StoredBlockMismatchError at the first block the store does not hold, at
+ * the source's end, or once the source is idle (MISMATCH_IDLE_MS).
  */
 export async function ingest<B extends BlockBatch>(
   source: EventSource,
@@ -79,9 +100,13 @@ export async function ingest<B extends BlockBatch>(
   let last = await store.lastBlock();
   const stats: IngestStats = {
     source: source.name, events: 0, blocksCommitted: 0, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
-    eventsOutsideBlock: 0, skippedByType: {}, lastBlock: last,
+    blocksWithOtherContent: 0, eventsOutsideBlock: 0, skippedByType: {}, lastBlock: last,
   };
-  const storedHashes = new StoredHashes((from, to) => store.blockHashes(from, to));
+  const storedBlocks = new StoredBlocks((from, to) => store.storedBlocks(from, to));
+  /** Heights of blocks read again whose events differ from the stored ones': once there is one, nothing more is written. */
+  const mismatched: bigint[] = [];
+  /** The highest stored height compared so far. */
+  let comparedThrough = 0n;
 
   // A store may write on a thread of its own: while it writes one group, the
   // next waits in its queue and a third is read. Never more, so a slow store
@@ -109,32 +134,56 @@ export async function ingest<B extends BlockBatch>(
       },
     ));
   };
+  /**
+   * Ends ingestion once blocks read again differ from the stored ones,
+   * naming them; `after` says why reading stopped before the source ended
+   * or passed the stored blocks, if it did.
+   */
+  const mismatch = (after?: string): StoredBlockMismatchError => {
+    const n = mismatched.length;
+    return new StoredBlockMismatchError(
+      `${n === 1 ? 'block' : 'blocks'} ${heightRanges(mismatched)} ${n === 1 ? 'is' : 'are'} stored with other content ` +
+        `than ${source.name} holds (the same ${n === 1 ? 'height and hash' : 'heights and hashes'}, other events); ` +
+        `nothing more was written${after === undefined ? '' : `, and blocks after ${comparedThrough} were not compared: ${after}`}. ` +
+        'A store is not repaired in place: rebuild it from a good source into a new one (README: "Rebuilding a store")',
+    );
+  };
+
   /** Stops at the last complete block: those read before the fault are stored. */
   const fail = async (reason: string, offset: number): Promise<never> => {
     await commit();
     await written();
-    throw IngestError.at(reason, { source: source.name, offset, unit: source.unit }, assembler.openHeight);
+    const stopped = IngestError.at(reason, { source: source.name, offset, unit: source.unit }, assembler.openHeight);
+    throw mismatched.length > 0 ? mismatch(stopped.message) : stopped;
   };
 
   /**
    * A block seen again is skipped, but if the stored block of its height has
    * another hash, it is not the same block: the chain was restarted (the real
-   * network's own recording holds height 1 twice). Worth a warning, not a stop.
+   * network's own recording holds height 1 twice). Worth a warning, not a
+   * stop. The same hash with other events (another digest) is the same block
+   * with other content: the store or the source is corrupt.
    */
   const compareWithStored = async (block: Block, newest: CommittedBlock) => {
-    let hash = newest.hash;
-    if (block.height !== newest.height) {
-      // The stored one may still wait in the group or be being written.
-      await commit();
-      await written();
-      hash = (await storedHashes.of(block.height, newest.height)) ?? '';
+    // The stored one may still wait in the group or be being written.
+    await commit();
+    await written();
+    const stored = await storedBlocks.of(block.height, newest.height);
+    if (block.height > comparedThrough) comparedThrough = block.height;
+    // Blocks without a hash (stored before hashes were kept, or a source without them) cannot be told apart.
+    if (stored === undefined || stored.hash === '' || block.hash === '') return;
+    if (stored.hash.toLowerCase() !== block.hash.toLowerCase()) {
+      stats.blocksWithOtherHash++;
+      opts.onWarning?.(
+        `block ${block.height} came again with hash ${block.hash}, but the stored block ${block.height} has hash ${stored.hash}; ` +
+          'kept the stored one (was the chain restarted?)',
+      );
+      return;
     }
-    if (hash === '' || block.hash === '' || hash.toLowerCase() === block.hash.toLowerCase()) return;
-    stats.blocksWithOtherHash++;
-    opts.onWarning?.(
-      `block ${block.height} came again with hash ${block.hash}, but the stored block ${block.height} has hash ${hash}; ` +
-        'kept the stored one (was the chain restarted?)',
-    );
+    // A block stored before digests were kept has none: its hash is all there is to compare.
+    if (stored.digest === '' || stored.digest === blockDigest(block)) return;
+    stats.blocksWithOtherContent++;
+    mismatched.push(block.height);
   };
 
   const accept = async (block: Block, offset: number) => {
@@ -146,6 +195,8 @@ export async function ingest<B extends BlockBatch>(
       await compareWithStored(block, last);
       return;
     }
+    // Past the blocks the store holds: every one that differs has been named.
+    if (mismatched.length > 0) throw mismatch();
     if (last && block.height !== last.height + 1n && !opts.allowGaps) {
       await fail(`block ${block.height} follows stored block ${last.height}: blocks ${last.height + 1n}..${block.height - 1n} are missing (use --allow-gaps to accept)`, offset);
     }
@@ -173,10 +224,18 @@ export async function ingest<B extends BlockBatch>(
       reading = true;
       let result: IteratorResult<SourceBatch> | typeof TIMED_OUT;
       try {
-        // Blocks waiting to be committed do not wait on a source that has nothing ready.
-        result = group.size > 0 ? await within(next, group.patienceMs()) : await next;
-        if (result === TIMED_OUT) {
-          await commit();
+        if (group.size > 0) {
+          // Blocks waiting to be committed do not wait on a source that has nothing ready.
+          result = await within(next, group.patienceMs());
+          if (result === TIMED_OUT) {
+            await commit();
+            result = await next;
+          }
+        } else if (mismatched.length > 0) {
+          // Nor does a mismatch found: it is reported once the source has nothing more.
+          result = await within(next, MISMATCH_IDLE_MS);
+          if (result === TIMED_OUT) throw mismatch(`the source had nothing more for ${MISMATCH_IDLE_MS / 1000} s`);
+        } else {
           result = await next;
         }
       } catch (e) {
@@ -211,6 +270,7 @@ export async function ingest<B extends BlockBatch>(
     }
     await commit();
     await written();
+    if (mismatched.length > 0) throw mismatch(signal?.aborted ? 'stopped on request' : undefined);
   } finally {
     // Nothing is left being written when ingestion returns or throws.
     await Promise.all(writes);

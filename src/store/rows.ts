@@ -5,6 +5,7 @@
  * history travels as a few transferable buffers rather than an object per row.
  */
 import type { Block } from '../domain/block.js';
+import { blockDigest } from '../domain/block-digest.js';
 import { printedAddress } from '../domain/bundle.js';
 import { isLive, type Order } from '../domain/order.js';
 import { toMicros } from '../domain/time.js';
@@ -97,9 +98,10 @@ export interface PackedHistory {
 export interface PreparedGroup {
   /**
    * Each block, in order: its height is checked against the stored last
-   * block under the write lock; its hash is kept to compare a block seen again.
+   * block under the write lock; its hash and digest (../domain/block-digest.ts)
+   * are kept to compare a block seen again.
    */
-  blocks: { height: bigint; time: bigint; hash: string }[];
+  blocks: { height: bigint; time: bigint; hash: string; digest: string }[];
   last: CommittedBlock;
   /** Each order's last state in each block it changed in. */
   history: PackedHistory;
@@ -192,6 +194,7 @@ export class GroupRows implements BlockBatch {
     if (orderMessages.length !== orders.length) {
       throw new InternalError(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
     }
+    const digest = blockDigest(block);
     // Within a block only the last state of an order counts: id -> index of that state.
     const latest = new Map<string, number>();
     for (let i = 0; i < orders.length; i++) latest.set(orders[i]!.id.toLowerCase(), i);
@@ -235,7 +238,7 @@ export class GroupRows implements BlockBatch {
         ]);
       }
     }
-    this.blocks.push({ height: block.height, time: block.time, hash: block.hash });
+    this.blocks.push({ height: block.height, time: block.time, hash: block.hash, digest });
     this.last = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
   }
 

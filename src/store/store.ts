@@ -49,6 +49,14 @@ export interface CommittedBlock {
   hash: string;
 }
 
+/** What is kept of each stored block to tell whether a block read again is the same one. */
+export interface StoredBlock {
+  /** As CommittedBlock's. */
+  hash: string;
+  /** ../domain/block-digest.ts; '' for a block stored before digests were kept. */
+  digest: string;
+}
+
 export interface QueryStore {
   /** Current state of each order matching the filter, one page, with the last block of the snapshot it read. */
   listOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<Page<OrderKey>>;
@@ -71,11 +79,12 @@ export interface BlockBatch {
 export interface WriteStore<B extends BlockBatch = BlockBatch> {
   lastBlock(): Promise<CommittedBlock | undefined>;
   /**
-   * The hashes of the stored blocks with heights from `from` to `to`
-   * (inclusive), by height; a block stored without one (by an older version)
-   * is left out. Ingestion compares a block it skips with the stored one.
+   * The hash and digest of each stored block with a height from `from` to
+   * `to` (inclusive), by height; a block stored without a hash (by a version
+   * before either backend kept them) is left out. Ingestion compares a block
+   * it skips with the stored one.
    */
-  blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>>;
+  storedBlocks(from: bigint, to: bigint): Promise<Map<bigint, StoredBlock>>;
   /** An empty batch, to fill and hand to write(). */
   newBatch(): B;
   /**

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { checkAborted, fromWire, toWire, WriterClosedError, type LedgerError } from '../errors.js';
 import { GroupRows } from './rows.js';
-import type { CommittedBlock, WriterOptions, WriteStore } from './store.js';
+import type { CommittedBlock, StoredBlock, WriterOptions, WriteStore } from './store.js';
 import type { WriterCall, WriterReply, WriterRequest } from './writer-protocol.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -94,8 +94,8 @@ export class ThreadWriter<G> implements WriteStore<GroupRows> {
     return (await this.call({ type: 'lastBlock' })) as CommittedBlock | undefined;
   }
 
-  async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
-    return (await this.call({ type: 'blockHashes', from, to })) as Map<bigint, string>;
+  async storedBlocks(from: bigint, to: bigint): Promise<Map<bigint, StoredBlock>> {
+    return (await this.call({ type: 'storedBlocks', from, to })) as Map<bigint, StoredBlock>;
   }
 
   newBatch(): GroupRows {

@@ -8,12 +8,12 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { EarlierWriteFailedError, fromWire, toWire, type WireError } from '../errors.js';
-import type { CommittedBlock } from './store.js';
+import type { CommittedBlock, StoredBlock } from './store.js';
 
 export type WriterRequest<G> =
   | { type: 'abort' }
   | { id: number; type: 'lastBlock' }
-  | { id: number; type: 'blockHashes'; from: bigint; to: bigint }
+  | { id: number; type: 'storedBlocks'; from: bigint; to: bigint }
   /**
    * `after`: the write sent before this one, if its outcome was still unknown
    * to the caller when it made this call. `error`: the batch could not be
@@ -34,7 +34,7 @@ export type WriterReply =
 /** A backend's write session, as its writer thread holds it. */
 export interface WriteSession<G> {
   lastBlock(): CommittedBlock | undefined | Promise<CommittedBlock | undefined>;
-  blockHashes(from: bigint, to: bigint): Map<bigint, string> | Promise<Map<bigint, string>>;
+  storedBlocks(from: bigint, to: bigint): Map<bigint, StoredBlock> | Promise<Map<bigint, StoredBlock>>;
   write(group: G): void | Promise<void>;
   close(): void | Promise<void>;
 }
@@ -90,7 +90,7 @@ export function runWriterThread<G>(
   const handle = (request: WriterCall<G>, s: WriteSession<G>): Promise<unknown> => {
     switch (request.type) {
       case 'lastBlock': return Promise.resolve(s.lastBlock());
-      case 'blockHashes': return Promise.resolve(s.blockHashes(request.from, request.to));
+      case 'storedBlocks': return Promise.resolve(s.storedBlocks(request.from, request.to));
       case 'write':
         return outcomes.run(request.id, request.after, () => {
           if (request.error) throw fromWire(request.error);

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CorruptInputError, IngestError } from '../../src/errors.js';
+import { CorruptInputError, IngestError, StoredBlockMismatchError } from '../../src/errors.js';
 import type { BusEvent } from '../../src/ingest/events.js';
 import { incompleteBlockMessage, ingest } from '../../src/ingest/ingester.js';
+import { heightRanges } from '../../src/ingest/stored-blocks.js';
 import type { EventSource } from '../../src/ingest/source.js';
 import { CHAIN, blockEvents, blockHash, blockTime, order } from '../support/events.js';
 import { BlockList, RecordingStore } from '../support/recording-store.js';
@@ -92,9 +93,9 @@ test('a height seen again is skipped; with another hash than the stored block it
   assert.equal(again.length, 2);
   assert.ok(again[1]!.includes(blockHash(2n, 2)) && again[1]!.includes(blockHash(2n)), again[1]);
 
-  // Same hash, whatever its case: a replay, no warning.
+  // Same hash, whatever its case, and the same events: a replay, no warning.
   const quiet: string[] = [];
-  await ingest(source(blockEvents(2n, [], CHAIN, blockHash(2n).toUpperCase())), store, { onWarning: (m) => quiet.push(m) });
+  await ingest(source(blockEvents(2n, [{ kind: 'order', order: order(3) }], CHAIN, blockHash(2n).toUpperCase())), store, { onWarning: (m) => quiet.push(m) });
   assert.deepEqual(quiet, []);
 });
 
@@ -313,4 +314,112 @@ test('a block the store refuses as it is added stops ingestion at that block; th
     e instanceof IngestError && /block 5 cannot be stored: no room for this block/.test(e.message) && e.position?.source === 'test://events',
   );
   assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n, 4n]);
+});
+
+/** Block `h` with one order, whose price `price` gives; the same hash whatever the price. */
+const priced = (h: bigint, price = '100') => blockEvents(h, [{ kind: 'order', order: order(Number(h), { price }) }]);
+
+test('a block read again with the stored hash but other events ends ingestion naming every such height; nothing more is written', async () => {
+  const store = new RecordingStore();
+  // As the scenario that asked for it: a store ingested from a file with one digit of a price changed...
+  await ingest(source([1n, 2n, 3n, 4n, 5n, 6n].flatMap((h) => priced(h, h === 2n || h === 3n || h === 5n ? '109' : '100'))), store);
+  const stored = store.blocks.map((b) => [b.height, b.orders[0]!.price]);
+  // ...then the good file, which holds more blocks.
+  const good = [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n].flatMap((h) => priced(h));
+  let error: unknown;
+  await ingest(source(good), store).catch((e: unknown) => (error = e));
+  assert.ok(error instanceof StoredBlockMismatchError, String(error));
+  assert.equal(error.exitStatus, 65);
+  assert.match(error.message, /^blocks 2\.\.3, 5 are stored with other content than test:\/\/events holds \(the same heights and hashes, other events\); nothing more was written\. /);
+  assert.match(error.message, /rebuild it from a good source into a new one/);
+  assert.deepEqual(store.blocks.map((b) => [b.height, b.orders[0]!.price]), stored, 'blocks 7 and 8 not written, nothing changed');
+
+  // The file it was stored from, again: the same content.
+  const warnings: string[] = [];
+  const again = await ingest(source([1n, 2n, 3n, 4n, 5n, 6n].flatMap((h) => priced(h, h === 2n || h === 3n || h === 5n ? '109' : '100'))), store, {
+    onWarning: (m) => warnings.push(m),
+  });
+  assert.equal(again.blocksAlreadyStored, 6);
+  assert.equal(again.blocksWithOtherContent, 0);
+  assert.deepEqual(warnings, []);
+});
+
+test('one block with other content is named alone; a block newer than the store ends reading', async () => {
+  const store = new RecordingStore();
+  await ingest(source([1n, 2n, 3n].flatMap((h) => priced(h))), store);
+  let reads = 0;
+  const src: EventSource = {
+    name: 'test://more', unit: 'message',
+    async *events() {
+      for (const h of [1n, 2n, 3n, 4n, 5n]) {
+        reads++;
+        yield { events: priced(h, h === 3n ? '7' : '100').map((event, offset) => ({ event, offset })) };
+      }
+    },
+  };
+  await assert.rejects(ingest(src, store), (e: unknown) =>
+    e instanceof StoredBlockMismatchError && /^block 3 is stored with other content than test:\/\/more holds \(the same height and hash, other events\)/.test(e.message));
+  assert.equal(reads, 4, 'block 4 ended it: the source was not read further');
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n]);
+});
+
+test('a different hash stays a warning; blocks without a hash or stored without a digest are not compared by content', async () => {
+  const store = new RecordingStore();
+  await ingest(source([1n, 2n].flatMap((h) => priced(h))), store);
+  const warnings: string[] = [];
+  const restarted = blockEvents(1n, [{ kind: 'order', order: order(1, { price: '5' }) }], CHAIN, blockHash(1n, 1));
+  const stats = await ingest(source([...restarted, ...priced(3n)]), store, { onWarning: (m) => warnings.push(m) });
+  assert.equal(stats.blocksWithOtherHash, 1);
+  assert.equal(stats.blocksWithOtherContent, 0);
+  assert.equal(warnings.length, 1);
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n]);
+
+  // A source without hashes cannot tell a restarted chain from a corrupt block.
+  const noHash = blockEvents(2n, [{ kind: 'order', order: order(2, { price: '5' }) }], CHAIN, '');
+  assert.equal((await ingest(source(noHash), store)).blocksWithOtherContent, 0);
+
+  // Blocks stored before digests were kept (the migration leaves them '') are compared by their hash only.
+  class WithoutDigests extends RecordingStore {
+    override async storedBlocks(from: bigint, to: bigint) {
+      const kept = await super.storedBlocks(from, to);
+      return new Map([...kept].map(([h, b]) => [h, { ...b, digest: '' }]));
+    }
+  }
+  const old = new WithoutDigests();
+  await ingest(source([1n, 2n].flatMap((h) => priced(h))), old);
+  const quiet = await ingest(source([1n, 2n, 3n].flatMap((h) => priced(h, '9'))), old);
+  assert.equal(quiet.blocksWithOtherContent, 0);
+  assert.deepEqual(old.blocks.map((b) => b.height), [1n, 2n, 3n]);
+});
+
+test('after a mismatch, a source with nothing more for a second ends ingestion; so does a fault, naming both', async () => {
+  const store = new RecordingStore();
+  await ingest(source([1n, 2n, 3n].flatMap((h) => priced(h))), store);
+  // A --follow file read to its end, or a core that resent its backlog: it does not end by itself.
+  const { source: src, release } = stalling([[1n, 2n].flatMap((h) => priced(h, h === 2n ? '1' : '100'))]);
+  const started = performance.now();
+  await assert.rejects(ingest(src, store), (e: unknown) =>
+    e instanceof StoredBlockMismatchError &&
+      /^block 2 is stored with other content .*; nothing more was written, and blocks after 2 were not compared: the source had nothing more for 1 s\./.test(e.message));
+  const waited = performance.now() - started;
+  assert.ok(waited >= 900 && waited < 5000, `${waited} ms`);
+  release();
+
+  const broken: EventSource = {
+    name: 'test://broken', unit: 'byte',
+    async *events() {
+      yield { events: [1n, 2n].flatMap((h) => priced(h, '3')).map((event, offset) => ({ event, offset })) };
+      throw new CorruptInputError('record 99 is cut short', { offset: 1234 });
+    },
+  };
+  await assert.rejects(ingest(broken, store), (e: unknown) =>
+    e instanceof StoredBlockMismatchError &&
+      /^blocks 1\.\.2 are stored .*blocks after 2 were not compared: test:\/\/broken: byte offset 1234, outside any block: record 99 is cut short\./.test(e.message));
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n]);
+});
+
+test('heights are named as ranges', () => {
+  assert.equal(heightRanges([5n, 1n, 2n, 3n, 9n, 10n, 3n]), '1..3, 5, 9..10');
+  assert.equal(heightRanges([1082n]), '1082');
+  assert.equal(heightRanges([]), '');
 });

@@ -11,7 +11,7 @@ function sink(isTTY: boolean) {
 
 const stats: IngestStats = {
   source: 'file:///x.events', events: 12_345, blocksCommitted: 67, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
-  eventsOutsideBlock: 0, skippedByType: {}, lastBlock: { height: 67n, time: 0n, chainId: 'c', hash: '' },
+  blocksWithOtherContent: 0, eventsOutsideBlock: 0, skippedByType: {}, lastBlock: { height: 67n, time: 0n, chainId: 'c', hash: '' },
 };
 
 test('on a terminal: one redrawn line with a bar, percentage, rate and ETA', () => {

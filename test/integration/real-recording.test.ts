@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
+import type { Block } from '../../src/domain/block.js';
+import { blockDigest } from '../../src/domain/block-digest.js';
+import { BlockAssembler } from '../../src/ingest/assembler.js';
 import { decodeBusEvent } from '../../src/ingest/codec.js';
 import { RecordSplitter } from '../../src/ingest/framing.js';
 import { busEventToJson } from '../../src/ingest/json-codec.js';
@@ -134,6 +137,20 @@ function busEvents(file: Buffer): Buffer[] {
 /** Per backend, the answers of its first store, to compare the backends. */
 const byBackend = new Map<string, string[]>();
 
+/**
+ * Each height's digest, of the block a store keeps: the first block of that
+ * height in the recording (height 1 comes twice).
+ */
+function expectedDigests(events: Buffer[]): [string, string][] {
+  const assembler = new BlockAssembler();
+  const digests = new Map<bigint, string>();
+  for (const bytes of events) {
+    const block: Block | undefined = assembler.push(decodeBusEvent(bytes));
+    if (block && !digests.has(block.height)) digests.set(block.height, blockDigest(block));
+  }
+  return [...digests].sort(([a], [b]) => (a < b ? -1 : 1)).map(([h, d]) => [String(h), d]);
+}
+
 for (const backend of BACKENDS) test(`the real recording, through every source, answers as the original does: ${backend.name} store`, async (t) => {
   const gz = realRecording(t);
   if (gz === undefined) return;
@@ -143,10 +160,13 @@ for (const backend of BACKENDS) test(`the real recording, through every source, 
   const events = busEvents(raw);
   assert.equal(events.length, REAL.events);
   const answers = new Map<string, string[]>();
+  /** The store each source was ingested into, by source. */
+  const bySource = new Map<string, FreshStore>();
   /** The options naming a new empty store of this backend. */
   const fresh = async (label: string) => {
     const store = await backend.fresh(dir, `${backend.name}-${label}`);
     stores.push(store);
+    bySource.set(label, store);
     return store.args;
   };
 
@@ -230,6 +250,15 @@ for (const backend of BACKENDS) test(`the real recording, through every source, 
   assert.equal(answers.size, 5, 'every source was tried');
   for (const [source, got] of rest) assert.deepEqual(got, first![1], `${source} answers the same bytes as ${first![0]}`);
   byBackend.set(backend.name, first![1]);
+
+  // Every source gives every block the digest of what its events say, whatever bytes they came in.
+  const expected = expectedDigests(events);
+  assert.equal(expected.length, Number(REAL.lastHeight));
+  assert.equal(bySource.size, 5);
+  for (const [source, store] of bySource) {
+    const rows = await store.select('SELECT height, digest FROM blocks ORDER BY height');
+    assert.deepEqual(rows.map((r) => [String(r.height), r.digest]), expected, `${source}: the stored digests`);
+  }
 });
 
 test('the real recording: every backend answers the same bytes', (t) => {

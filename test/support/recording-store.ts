@@ -1,4 +1,5 @@
 import type { Block } from '../../src/domain/block.js';
+import { blockDigest } from '../../src/domain/block-digest.js';
 import type { BlockBatch, CommittedBlock, WriteStore } from '../../src/store/store.js';
 
 /** A batch that keeps its blocks as they are. */
@@ -16,8 +17,10 @@ export class RecordingStore implements WriteStore<BlockList> {
   async lastBlock() {
     return this.last;
   }
-  async blockHashes(from: bigint, to: bigint) {
-    return new Map(this.blocks.filter((b) => b.height >= from && b.height <= to).map((b) => [b.height, b.hash]));
+  /** Each block's hash and digest, as the stores keep them (src/store/rows.ts). */
+  async storedBlocks(from: bigint, to: bigint) {
+    const kept = this.blocks.filter((b) => b.height >= from && b.height <= to && b.hash !== '');
+    return new Map(kept.map((b) => [b.height, { hash: b.hash, digest: blockDigest(b) }]));
   }
   readonly commits: number[] = [];
   newBatch() {

@@ -109,7 +109,7 @@ export function encodeGroup(group: PreparedGroup): EncodedGroup {
   };
   const statements: string[] = [];
   // Blocks go straight to their table: a stored height is refused before, under the lock.
-  add('blocks', ['height', 'hash', 'time'], rowsCopy(group.blocks.map((b) => [b.height, b.hash, b.time])));
+  add('blocks', ['height', 'hash', 'time', 'digest'], rowsCopy(group.blocks.map((b) => [b.height, b.hash, b.time, b.digest])));
   if (group.latest.length > 0) {
     // Numbered (NUMBERING_SQL) before any order or history row that names them is written.
     add('lq_markets', ['pos', 'id'], idsCopy(group.markets));

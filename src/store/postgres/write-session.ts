@@ -6,7 +6,7 @@
  * than after whatever the ingest thread is busy with.
  */
 import type pg from 'pg';
-import type { CommittedBlock } from '../store.js';
+import type { CommittedBlock, StoredBlock } from '../store.js';
 import type { WriteSession } from '../writer-protocol.js';
 import { GroupWriter, prepareWriteSession, type EncodedGroup } from './block-writer.js';
 import { checkSession, connect } from './connection.js';
@@ -70,13 +70,13 @@ export class PostgresWriteSession implements WriteSession<EncodedGroup> {
     return row && { height: BigInt(row.height), time: BigInt(row.time), chainId: row.chain_id, hash: row.hash };
   }
 
-  async blockHashes(from: bigint, to: bigint): Promise<Map<bigint, string>> {
+  async storedBlocks(from: bigint, to: bigint): Promise<Map<bigint, StoredBlock>> {
     this.lease.check();
-    const { rows } = await this.client.query<{ height: string; hash: string }>(
-      `SELECT height::text AS height, hash FROM blocks WHERE height BETWEEN $1 AND $2 AND hash <> '' ORDER BY height`,
+    const { rows } = await this.client.query<{ height: string; hash: string; digest: string }>(
+      `SELECT height::text AS height, hash, digest FROM blocks WHERE height BETWEEN $1 AND $2 AND hash <> '' ORDER BY height`,
       [from.toString(), to.toString()],
     );
-    return new Map(rows.map((r) => [BigInt(r.height), r.hash]));
+    return new Map(rows.map((r) => [BigInt(r.height), { hash: r.hash, digest: r.digest }]));
   }
 
   /** Writes a group in one transaction, checkpoint included. */

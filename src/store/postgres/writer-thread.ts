@@ -21,7 +21,7 @@ runWriterThread<EncodedGroup>(async ({ signal, onStandby }) => {
   const session = await PostgresWriteSession.open(input.url, { wait: input.wait, signal, pollMs: input.pollMs, onStandby });
   return {
     lastBlock: () => session.lastBlock(),
-    blockHashes: (from, to) => session.blockHashes(from, to),
+    storedBlocks: (from, to) => session.storedBlocks(from, to),
     write: (group) => session.write(asBuffers(group)),
     close: () => session.close(),
   };

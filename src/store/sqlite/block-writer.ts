@@ -162,7 +162,7 @@ export class BlockWriter {
         'ON CONFLICT (only_row) DO UPDATE SET ' +
         'height = excluded.height, time = excluded.time, chain_id = excluded.chain_id, hash = excluded.hash',
     );
-    this.insertBlock = db.prepare('INSERT INTO blocks (height, hash, time) VALUES (?, ?, ?)');
+    this.insertBlock = db.prepare('INSERT INTO blocks (height, hash, time, digest) VALUES (?, ?, ?, ?)');
     // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of failing mid-block.
     const transaction = db.transaction((group: PreparedGroup) => this.writeGroup(group)).immediate;
     this.write = (group) => {
@@ -185,13 +185,13 @@ export class BlockWriter {
    */
   private writeGroup(group: PreparedGroup): void {
     let last = this.lastBlock()?.height;
-    for (const { height, time, hash } of group.blocks) {
+    for (const { height, time, hash, digest } of group.blocks) {
       // Checked under the write lock: no other writer can slip a block in between.
       if (last !== undefined && height <= last) {
         throw new BlockOrderError(`block ${height} is not newer than the last stored block ${last}`);
       }
       last = height;
-      this.insertBlock.run(u64(height), hash, time);
+      this.insertBlock.run(u64(height), hash, time, digest);
     }
     const marketNos = group.markets.map((id) => this.markets.no(id));
     const partyNos = group.parties.map((id) => this.parties.no(id));

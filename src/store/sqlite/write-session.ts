@@ -6,7 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { fromU64, u64, type PreparedGroup } from '../rows.js';
-import type { CommittedBlock } from '../store.js';
+import type { CommittedBlock, StoredBlock } from '../store.js';
 import type { WriteSession } from '../writer-protocol.js';
 import { BlockWriter } from './block-writer.js';
 import { openDatabase } from './database.js';
@@ -14,12 +14,14 @@ import { LAST_BLOCK_SQL, readLastBlock } from './store.js';
 
 export class SqliteWriteSession implements WriteSession<PreparedGroup> {
   private readonly lastBlockStatement: Database.Statement;
-  private readonly blockHashesStatement: Database.Statement;
+  private readonly storedBlocksStatement: Database.Statement;
   private readonly writer: BlockWriter;
 
   private constructor(private readonly db: Database.Database) {
     this.lastBlockStatement = db.prepare(LAST_BLOCK_SQL);
-    this.blockHashesStatement = db.prepare('SELECT height, hash FROM blocks WHERE height BETWEEN ? AND ?').raw(true);
+    this.storedBlocksStatement = db
+      .prepare("SELECT height, hash, digest FROM blocks WHERE height BETWEEN ? AND ? AND hash <> ''")
+      .raw(true);
     this.writer = new BlockWriter(db, () => this.lastBlock());
   }
 
@@ -32,9 +34,9 @@ export class SqliteWriteSession implements WriteSession<PreparedGroup> {
     return readLastBlock(this.lastBlockStatement);
   }
 
-  blockHashes(from: bigint, to: bigint): Map<bigint, string> {
-    const rows = this.blockHashesStatement.all(u64(from), u64(to)) as [unknown, string][];
-    return new Map(rows.map(([height, hash]) => [fromU64(height), hash]));
+  storedBlocks(from: bigint, to: bigint): Map<bigint, StoredBlock> {
+    const rows = this.storedBlocksStatement.all(u64(from), u64(to)) as [unknown, string, string][];
+    return new Map(rows.map(([height, hash, digest]) => [fromU64(height), { hash, digest }]));
   }
 
   /** Writes a group prepared on the ingesting thread, in one transaction. */

@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { NETWORK_PARTY } from '../../../src/domain/order.js';
+import { ingest } from '../../../src/ingest/ingester.js';
+import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
+import { checkBlocksStoredBeforeDigests, eventsSource, pricedBlocks } from '../../support/digest-migration.js';
 import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../../support/history.js';
 import { createTestDatabase, forEachServer, query } from '../../support/postgres.js';
 import { block, hex, order } from '../helpers.js';
@@ -14,6 +17,27 @@ const messages = (rows: StoredHistoryRow[]) =>
   rows.map((r) => `${r.vega_time} ${r.id_bytes.toString('hex')} ${restoredMessage(r).toString('hex')}`).sort();
 
 forEachServer((server) => {
+  test('version 3 keeps every stored block, without a digest: compared by hash only; new blocks by content', async (t) => {
+    const db = await createTestDatabase(server);
+    t.after(() => db.drop());
+    const before = await PostgresWriter.open(db.url, {});
+    await ingest(eventsSource(pricedBlocks([1, 2], '100')), before);
+    await before.close();
+    // The blocks table as version 2 kept it.
+    await query(db.url, 'ALTER TABLE blocks DROP COLUMN digest');
+    await query(db.url, 'DELETE FROM schema_migrations WHERE version = 3');
+    assert.equal(SCHEMA_VERSION, 3);
+
+    const writer = await PostgresWriter.open(db.url, {});
+    t.after(() => writer.close());
+    assert.deepEqual(await query(db.url, 'SELECT max(version) AS v FROM schema_migrations'), [{ v: 3 }]);
+    assert.deepEqual(
+      await query(db.url, 'SELECT height::text AS height, hash, digest FROM blocks ORDER BY height'),
+      [{ height: '1', hash: 'hash-1', digest: '' }, { height: '2', hash: 'hash-2', digest: '' }],
+    );
+    await checkBlocksStoredBeforeDigests(writer);
+  });
+
   test('version 2 leaves out the ids of history rows stored before, and gives back the same messages', async (t) => {
     const db = await createTestDatabase(server);
     t.after(() => db.drop());
@@ -37,7 +61,9 @@ forEachServer((server) => {
         ]);
       }
       await client.query('ALTER TABLE orders_history DROP COLUMN market_no, DROP COLUMN party_no');
-      await client.query('DELETE FROM schema_migrations WHERE version = 2');
+      // And as version 1 kept blocks, without the digest of version 3.
+      await client.query('ALTER TABLE blocks DROP COLUMN digest');
+      await client.query('DELETE FROM schema_migrations WHERE version >= 2');
       await client.query('COMMIT');
     } finally {
       await client.end();

@@ -13,6 +13,7 @@ import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Block } from '../../../src/domain/block.js';
+import { blockDigest } from '../../../src/domain/block-digest.js';
 import { writeEventFile } from '../../../src/simulate/write.js';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { CURRENT_FIELDS } from '../../../src/store/rows.js';
@@ -182,12 +183,13 @@ forEachServer((server) => {
 
   test('overlapping writes are written in call order, each group in its own transaction', async (t) => {
     const { writer, url } = await freshWriter(server, t);
-    const writes = [1, 2, 3, 4, 5].map((h) => writeBlocks(writer, [block(h, { orders: [order(h)] })]));
+    const blocks = [1, 2, 3, 4, 5].map((h) => block(h, { orders: [order(h)] }));
+    const writes = blocks.map((b) => writeBlocks(writer, [b]));
     await Promise.all(writes);
     assert.equal((await writer.lastBlock())?.height, 5n);
     const rows = await query<{ height: string; hash: string }>(url, 'SELECT height, hash FROM blocks ORDER BY height');
     assert.deepEqual(rows.map((r) => `${r.height} ${r.hash}`), ['1 hash-1', '2 hash-2', '3 hash-3', '4 hash-4', '5 hash-5']);
-    assert.deepEqual(await writer.blockHashes(2n, 4n), new Map([[2n, 'hash-2'], [3n, 'hash-3'], [4n, 'hash-4']]));
+    assert.deepEqual(await writer.storedBlocks(2n, 4n), new Map([2, 3, 4].map((h) => [BigInt(h), { hash: `hash-${h}`, digest: blockDigest(blocks[h - 1]!) }])));
   });
 
   test('a block not newer than the stored last block is refused, and nothing of its group is written', async (t) => {

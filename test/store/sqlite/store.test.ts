@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { blockDigest } from '../../../src/domain/block-digest.js';
 import { STATUS, TIF, TYPE } from '../../../src/domain/enums.js';
 import { NETWORK_PARTY, isLive, type Order } from '../../../src/domain/order.js';
 import type { PageRequest } from '../../../src/domain/page.js';
@@ -15,6 +16,8 @@ import { block, blockTime, hex, order, tempDatabase, tempStore } from '../helper
 import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../../support/history.js';
 import { SchemaVersionError } from '../../../src/errors.js';
 import { writeBlocks } from '../../../src/store/store.js';
+import { ingest } from '../../../src/ingest/ingester.js';
+import { checkBlocksStoredBeforeDigests, eventsSource, pricedBlocks } from '../../support/digest-migration.js';
 
 const FIRST_100: PageRequest<never> = { newestFirst: false, mode: 'first', limit: 100 };
 
@@ -128,7 +131,11 @@ test('lastBlock is stored with the block, survives reopening, and a block not ne
   assert.deepEqual(await reopened.lastBlock(), { height: 5n, time: blockTime(5n), chainId: 'chain-a', hash: 'hash-5' });
   const again = await SqliteWriter.open(path);
   t.after(() => again.close());
-  assert.deepEqual(await again.blockHashes(1n, 9n), new Map([[5n, 'hash-5']]), 'the hash of each stored block, by height');
+  assert.deepEqual(
+    await again.storedBlocks(1n, 9n),
+    new Map([[5n, { hash: 'hash-5', digest: blockDigest(block(5, { orders: [order(1)], chainId: 'chain-a' })) }]]),
+    'the hash and digest of each stored block, by height',
+  );
   const page = await reopened.listOrders({}, FIRST_100);
   assert.deepEqual(page.rows.map((r) => r.key.id), [hex(1)], 'the refused blocks left nothing behind');
 });
@@ -165,13 +172,17 @@ test('blocks written together are one transaction: a failing block takes the who
 
 test('a group of blocks keeps each block\'s history and ends at its last block', async (t) => {
   const { store, writer, path } = await tempStore(t);
-  await writeBlocks(writer, [
+  const blocks = [
     block(1, { orders: [order(1)] }),
     block(2, { orders: [order(1, { remaining: 6n, version: 2n }), order(2)] }),
     block(3, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] }),
-  ]);
+  ];
+  await writeBlocks(writer, blocks);
   assert.deepEqual(await store.lastBlock(), { height: 3n, time: blockTime(3n), chainId: block(3).chainId, hash: 'hash-3' });
-  assert.deepEqual(await writer.blockHashes(2n, 3n), new Map([[2n, 'hash-2'], [3n, 'hash-3']]));
+  assert.deepEqual(await writer.storedBlocks(2n, 3n), new Map([
+    [2n, { hash: 'hash-2', digest: blockDigest(blocks[1]!) }],
+    [3n, { hash: 'hash-3', digest: blockDigest(blocks[2]!) }],
+  ]));
   const db = inspect(path);
   t.after(() => db.close());
   assert.deepEqual(history(db).map(([id, time, o]) => [id, time, o.remaining]), [
@@ -384,4 +395,25 @@ test('migrations turn a version 1 file into what writing the same blocks today s
   await writeBlocks(writer, [block(4, { orders: [order(2, { status: STATUS.STOPPED }), order(6, { partyId: hex(2001) })] })]);
   const after = await migrated.listOrders({ partyIds: [hex(2001)] }, FIRST_100);
   assert.deepEqual(after.rows.map((r) => r.key.id), [hex(1), hex(6)], 'new rows use the migrated party numbers');
+});
+
+test('migrating from version 5 keeps every stored block, without a digest: compared by hash only; new blocks by content', async (t) => {
+  const { path } = tempDatabase(t);
+  const before = await SqliteWriter.open(path);
+  await ingest(eventsSource(pricedBlocks([1, 2], '100')), before);
+  await before.close();
+  // The blocks table as version 5 kept it.
+  const v5 = new Database(path);
+  v5.exec('ALTER TABLE blocks DROP COLUMN digest');
+  v5.pragma('user_version = 5');
+  v5.close();
+  assert.equal(SCHEMA_VERSION, 6);
+
+  const writer = await SqliteWriter.open(path);
+  t.after(() => writer.close());
+  const db = inspect(path);
+  t.after(() => db.close());
+  assert.equal(db.pragma('user_version', { simple: true }), 6n);
+  assert.deepEqual(db.prepare('SELECT height, hash, digest FROM blocks ORDER BY height').raw(true).all(), [[1n, 'hash-1', ''], [2n, 'hash-2', '']]);
+  await checkBlocksStoredBeforeDigests(writer);
 });

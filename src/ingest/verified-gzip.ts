@@ -143,8 +143,9 @@ async function* unchanged(fh: FileHandle, stamp: Stamp, chunks: AsyncIterable<Bu
  */
 async function* gunzipped(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   const gunzip = createGunzip({ finishFlush: zlib.Z_SYNC_FLUSH, chunkSize: GUNZIP_CHUNK_BYTES });
-  // A failure of either side also ends the loop below, which throws it.
-  pipeline(Readable.from(compressed), gunzip).catch(() => undefined);
+  // A failure of either side also ends the loop below, which throws it. One
+  // chunk read ahead is enough to keep zlib busy (Readable.from's default is 16).
+  pipeline(Readable.from(compressed, { highWaterMark: 1 }), gunzip).catch(() => undefined);
   let reached = 0;
   try {
     for await (const chunk of gunzip) {

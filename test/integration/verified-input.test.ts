@@ -68,22 +68,26 @@ async function serveSource(args: string[]): Promise<{ state?: string; error?: st
 }
 
 /**
- * The last state of an order whose price's digits stand once in `gz` (a level-0
- * gzip of `raw`, whose data lie in it as they are): where, and what it is.
+ * The last state of an order, and where in `gz` (a level-0 gzip of `raw`,
+ * whose data lie in it as they are) the first digit of its price is: found by
+ * the bytes around the price in that event, which stand once in `gz`.
  */
 function lonePrice(raw: Buffer, gz: Buffer): { id: string; price: string; at: number } {
   const splitter = new RecordSplitter();
   splitter.push(raw);
-  const last = new Map<string, string>();
+  const last = new Map<string, { price: string; event: Buffer }>();
   for (let rec = splitter.next(); rec; rec = splitter.next()) {
     const event = decodeBusEvent(rec.event);
-    if (event.kind === 'order') last.set(event.order.id, event.order.price);
+    if (event.kind === 'order') last.set(event.order.id, { price: event.order.price, event: rec.event });
   }
-  for (const [id, price] of last) {
-    const at = gz.indexOf(price);
-    if (price.length >= 6 && at >= 0 && gz.indexOf(price, at + 1) < 0) return { id, price, at };
+  for (const [id, { price, event }] of last) {
+    const inEvent = event.indexOf(price);
+    if (price.length < 6 || inEvent < 8 || event.indexOf(price, inEvent + 1) >= 0) continue;
+    const around = event.subarray(inEvent - 8, inEvent + price.length + 8);
+    const at = gz.indexOf(around);
+    if (at >= 0 && gz.indexOf(around, at + 1) < 0) return { id, price, at: at + 8 };
   }
-  assert.fail('no order of the recording has a price that stands once in it');
+  assert.fail('no order of the recording has a price found by the bytes around it');
 }
 
 test('the network\'s recording with one digit of a price changed inside its gzip: nothing stored, exit 1 naming the member; the good file then stores every height and the original price', async (t) => {

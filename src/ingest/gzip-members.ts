@@ -78,27 +78,22 @@ export async function checkGzipMembers(chunks: AsyncIterable<Buffer>): Promise<G
     for (let member = 1; ; member++) {
       const start = bytes.position;
       if (!(await bytes.more())) return { members, compressedBytes: bytes.position };
-      const failure = (await readHeader(bytes, start)) ?? (await inflateMember(bytes, start));
-      if ('reason' in failure) {
-        return {
-          members, compressedBytes: bytes.position,
-          fault: { ...failure, member, start, uncompressedStart: uncompressed },
-        };
-      }
-      const { crc, length } = failure;
-      const trailer = await bytes.take(TRAILER_BYTES);
-      const fault = (kind: Failure['kind'], reason: string): GzipCheck => ({
+      const fault = ({ kind, reason }: Failure): GzipCheck => ({
         members, compressedBytes: bytes.position, fault: { kind, reason, member, start, uncompressedStart: uncompressed },
       });
+      const data = (await readHeader(bytes, start)) ?? (await inflateMember(bytes, start));
+      if ('reason' in data) return fault(data);
+      const { crc, length } = data;
+      const trailer = await bytes.take(TRAILER_BYTES);
       if (trailer.length < TRAILER_BYTES) {
-        return fault('cut', cutReason(trailer.length === 0 ? 'before its trailer' : 'in its trailer', bytes.position - start));
+        return fault({ kind: 'cut', reason: cutReason(trailer.length === 0 ? 'before its trailer' : 'in its trailer', bytes.position - start) });
       }
       if (trailer.readUInt32LE(0) !== crc) {
-        return fault('corrupt', `the CRC-32 of its data is ${hex(crc)}, its trailer says ${hex(trailer.readUInt32LE(0))}`);
+        return fault({ kind: 'corrupt', reason: `the CRC-32 of its data is ${hex(crc)}, its trailer says ${hex(trailer.readUInt32LE(0))}` });
       }
       // The trailer holds the length modulo 2^32.
       if (trailer.readUInt32LE(4) !== length % 2 ** 32) {
-        return fault('corrupt', `its data is ${length} bytes, its trailer says ${trailer.readUInt32LE(4)} (modulo 2^32)`);
+        return fault({ kind: 'corrupt', reason: `its data is ${length} bytes, its trailer says ${trailer.readUInt32LE(4)} (modulo 2^32)` });
       }
       members.push({ start, end: bytes.position, uncompressedStart: uncompressed, uncompressedEnd: uncompressed + length });
       uncompressed += length;

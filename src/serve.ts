@@ -21,6 +21,8 @@ export interface LiveSource {
   spec: string;
   follow: boolean;
   allowGaps: boolean;
+  /** Of a gzip file cut short, store the whole blocks of its last member too, unverified. */
+  acceptUnverified: boolean;
 }
 
 export interface ServeOptions {

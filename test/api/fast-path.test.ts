@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { InternalApiError } from '../../src/api/errors.js';
 import { buildServer } from '../../src/api/server.js';
 import { STATUS } from '../../src/domain/enums.js';
@@ -206,4 +208,23 @@ test('with every request logged, every request goes through Fastify', async (t) 
   const { port, viaFastify } = await serve(t, true);
   for (let i = 1; i <= 3; i++) await get(port, `${ORDERS}?pagination.first=5`);
   assert.equal(viaFastify(), 3);
+});
+
+/** The bytes the heap holds once the collector has run. */
+function heapAfterGc(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  return process.memoryUsage().heapUsed;
+}
+
+test('the URLs the fast path remembers stay within their bytes, however many and long they are', async (t) => {
+  const { store } = await filledStore(t);
+  const { port } = await listen(t, store, false);
+  const pad = 'x'.repeat(12_000);
+  // Warm up (Fastify, the cache's one answer), then 2,000 distinct 12 KB URLs of one answer: 24 MB of URLs.
+  for (let i = 0; i < 20; i++) await get(port, `${ORDERS}?pagination.first=1&warm=${i}`);
+  const before = heapAfterGc();
+  for (let i = 0; i < 2000; i++) assert.equal((await get(port, `${ORDERS}?pagination.first=1&unused=${i}${pad}`)).status, 200);
+  const grown = heapAfterGc() - before;
+  assert.ok(grown < 10 << 20, `the heap grew by ${(grown / 2 ** 20).toFixed(1)} MB for 24 MB of URLs (bound: 4 MB)`);
 });

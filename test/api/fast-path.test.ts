@@ -12,6 +12,7 @@ import { test, type TestContext } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { InternalApiError } from '../../src/api/errors.js';
+import { QueryTimeoutError } from '../../src/errors.js';
 import { buildServer } from '../../src/api/server.js';
 import { STATUS } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
@@ -227,4 +228,22 @@ test('the URLs the fast path remembers stay within their bytes, however many and
   for (let i = 0; i < 2000; i++) assert.equal((await get(port, `${ORDERS}?pagination.first=1&unused=${i}${pad}`)).status, 200);
   const grown = heapAfterGc() - before;
   assert.ok(grown < 10 << 20, `the heap grew by ${(grown / 2 ** 20).toFixed(1)} MB for 24 MB of URLs (bound: 4 MB)`);
+});
+
+test('a store that fails on the fast path is not asked again by Fastify: one query cut off is one query', async (t) => {
+  const { store } = await filledStore(t);
+  let asked = 0;
+  const timingOut: QueryStore = {
+    listOrders: () => (asked++, Promise.reject(new QueryTimeoutError('cancelled past its time limit'))),
+    listBundles: (f, p) => store.listBundles(f, p),
+    lastBlock: () => store.lastBlock(),
+    close: () => store.close(),
+  };
+  const { port, viaFastify } = await listen(t, timingOut, false);
+  const answer = await get(port, `${ORDERS}?pagination.first=5`);
+  assert.equal(answer.status, 504);
+  assert.equal(JSON.parse(answer.body.toString()).code, 4);
+  assert.ok(answer.headers.includes('X-Block-Height: 2'));
+  assert.equal(viaFastify(), 1, 'Fastify said what went wrong');
+  assert.equal(asked, 1, 'the store was asked once');
 });

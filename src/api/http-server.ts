@@ -57,6 +57,32 @@ export interface HttpServerHooks {
   warn: (message: string) => void;
 }
 
+/**
+ * Closes each connection past `max` as it comes. Not server.maxConnections:
+ * under node:cluster (serve --workers N) a process over it hands the
+ * connection back to the primary, which offers it to another, and another,
+ * and the client waits, connected and unanswered, for as long as all are full.
+ */
+function limitConnections(server: Server, max: number, warn: (message: string) => void): void {
+  let open = 0;
+  let dropped = 0;
+  let logged = 0;
+  server.on('connection', (socket: Duplex) => {
+    if (open >= max) {
+      socket.destroy();
+      dropped++;
+      const now = Date.now();
+      if (now - logged < DROP_LOG_INTERVAL_MS) return;
+      warn(`${dropped} connections closed as they came: this process holds its ${max} (--max-connections)`);
+      dropped = 0;
+      logged = now;
+      return;
+    }
+    open++;
+    socket.once('close', () => open--);
+  });
+}
+
 /** A server calling `listener` for each request, within `options`' limits. */
 export function createHttpServer(options: HttpOptions, listener: RequestListener, hooks: HttpServerHooks): Server {
   const server = createServer({
@@ -72,17 +98,7 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
   // A connection that moves nothing either way (a client that stops reading an answer) is closed too,
   // though not under a query that may run for its whole time limit.
   server.setTimeout(Math.max(options.idleTimeoutMs, options.queryTimeoutMs + 5000));
-  server.maxConnections = options.maxConnections;
-  let dropped = 0;
-  let dropLogged = 0;
-  server.on('drop', () => {
-    dropped++;
-    const now = Date.now();
-    if (now - dropLogged < DROP_LOG_INTERVAL_MS) return;
-    hooks.warn(`${dropped} connections closed as they came: this process holds its ${options.maxConnections} (--max-connections)`);
-    dropped = 0;
-    dropLogged = now;
-  });
+  limitConnections(server, options.maxConnections, hooks.warn);
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     const refusal = parserRefusal(error, options);
     if (refusal === undefined) socket.destroy();

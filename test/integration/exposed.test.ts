@@ -135,6 +135,31 @@ test('serve\'s HTTP flags take effect: head timeout, CORS off, list limit, rate 
   await s.stop();
 });
 
+test('with HTTP processes, a connection past each one\'s --max-connections is closed, not left waiting', async () => {
+  const s = await startServe(['--data-dir', folder(), '--workers', '2', '--max-connections', '1']);
+  running.push(s);
+  const { connect } = await import('node:net');
+  const { port } = new URL(s.url);
+  const opened = await Promise.all(Array.from({ length: 4 }, () => new Promise<import('node:net').Socket>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => resolve(socket));
+  })));
+  const outcomes = await Promise.all(opened.map((socket) => new Promise<string>((resolve) => {
+    let got = '';
+    socket.on('data', (c: Buffer) => (got += c.toString()));
+    socket.on('error', () => {});
+    socket.once('close', () => resolve(got === '' ? 'closed' : 'answered'));
+    setTimeout(() => resolve(got === '' ? 'waiting' : 'answered'), 3000);
+    // Kept alive: a connection answered holds its place.
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+  })));
+  opened.forEach((socket) => socket.destroy());
+  // node:cluster deals connections to the processes in turn, but not strictly: one may get two.
+  const count = (what: string) => outcomes.filter((o) => o === what).length;
+  assert.equal(count('waiting'), 0, `none left waiting: ${outcomes.join(', ')}`);
+  assert.ok(count('answered') >= 1 && count('answered') <= 2, `at most one per process answered: ${outcomes.join(', ')}`);
+  await s.stop();
+});
+
 test('bad values of the HTTP flags are usage errors', () => {
   for (const [flag, value] of [['--head-timeout', '0'], ['--max-connections', 'x'], ['--cors-origins', 'not an origin'], ['--rate-limit-burst', '5']]) {
     const r = runCli(['serve', '--data-dir', folder(), flag!, value!], undefined, 30_000);

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_ANSWER_CACHE_BYTES } from './api/answer-cache.js';
 import { asLedgerError, IngestError, InternalError, UsageError } from './errors.js';
+import { HTTP_FLAGS, HTTP_FLAGS_HELP, httpOptionsOf } from './http-flags.js';
 import { checkEventFile, fileSource, plainFileSize } from './ingest/file-source.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
@@ -55,8 +56,9 @@ const HELP = {
                   ${availableParallelism()} here); ingestion stays in the first process
   --answer-cache-mb N  answers each HTTP process keeps until the next block
                   (default ${DEFAULT_ANSWER_CACHE_BYTES / 2 ** 20}; 0: none)
-  Role (writer, standby, reader) and ingestion progress: GET /api/v2/ingest/status.
-`,
+  Role (writer, standby, reader) and ingestion progress: GET /api/v2/ingest/status;
+  health: GET /health; readiness for a load balancer: GET /ready.
+${HTTP_FLAGS_HELP}`,
   ingest: `ledger-query ingest FILE|SPEC... [STORE] [--allow-gaps] [--accept-unverified]
   Stores the blocks of framed event files (uint32 size | uint64 seq | BusEvent),
   plain or gzip-compressed, regular files, pipes or FIFOs (e.g. <(gunzip -c f.gz)),
@@ -151,9 +153,10 @@ async function serveCommand(args: string[]): Promise<void> {
     port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
     follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' }, 'no-ingest': { type: 'boolean' },
     'accept-unverified': { type: 'boolean' },
-    workers: { type: 'string' }, 'answer-cache-mb': { type: 'string' },
+    workers: { type: 'string' }, 'answer-cache-mb': { type: 'string' }, ...HTTP_FLAGS,
   });
   if (values.help) return void process.stdout.write(HELP.serve);
+  const http = httpOptionsOf(values);
   const readOnly = values['no-ingest'] ?? false;
   if (readOnly && values.source !== undefined) throw new UsageError('--no-ingest serves queries only: give it no --source');
   // Checked before anything starts; the worker opens the source itself.
@@ -167,7 +170,7 @@ async function serveCommand(args: string[]): Promise<void> {
   };
   await runServe({
     store, host: values.host ?? '127.0.0.1', port: port(values.port), live, readOnly, httpProcesses: httpProcessesOf(values.workers),
-    answerCacheBytes: cacheBytesOf(values['answer-cache-mb']),
+    answerCacheBytes: cacheBytesOf(values['answer-cache-mb']), http,
   });
 }
 

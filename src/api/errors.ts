@@ -82,22 +82,26 @@ export abstract class ApiError extends LedgerError {
 
   readonly grpcCode: GrpcCode;
   readonly details: ErrorDetail[];
+  /** The HTTP status, when it is not the one of the gRPC code (a 431 or a 408 of the HTTP layer). */
+  readonly #status: number | undefined;
 
   /**
    * `reason` names what was refused. With a detail kind, it becomes the
    * detail's `inner`, and prefixed by the kind's message, the message.
+   * `status` overrides the HTTP status the gRPC code gives.
    */
-  constructor(reason: string, options?: ErrorOptions & { grpc?: GrpcCode }) {
+  constructor(reason: string, options?: ErrorOptions & { grpc?: GrpcCode; status?: number }) {
     const kind = new.target as unknown as typeof ApiError;
     const detail = kind.detail;
     const grpc = options?.grpc ?? kind.grpc;
     super(kind.codeMessage ? `${GRPC_NAMES[grpc]} error` : detail ? `${detail.message}: ${reason}` : reason, options);
     this.grpcCode = grpc;
+    this.#status = options?.status;
     this.details = detail ? [{ '@type': ERROR_DETAIL_TYPE, code: detail.code, message: detail.message, inner: reason }] : [];
   }
 
   get httpStatus(): number {
-    return httpStatusOf(this.grpcCode);
+    return this.#status ?? httpStatusOf(this.grpcCode);
   }
 
   toBody(): ErrorBody {
@@ -143,8 +147,17 @@ export class InvalidEpochError extends refusal('LQ_INVALID_EPOCH', GrpcCode.Inva
 /** A query string that does not parse (a bad %-escape). */
 export class MalformedQueryError extends refusal('LQ_MALFORMED_QUERY', GrpcCode.InvalidArgument) {}
 
-/** What Fastify or Node's HTTP parser refuses, with the HTTP status they chose. */
+/** What Fastify or Node's HTTP parser refuses, with the HTTP status they chose (a URL and headers too long: 431; a head too slow: 408). */
 export class HttpRefusalError extends refusal('LQ_HTTP_REFUSED', GrpcCode.InvalidArgument) {}
+
+/** A client past its share of requests (serve --rate-limit). */
+export class RateLimitedError extends refusal('LQ_RATE_LIMITED', GrpcCode.ResourceExhausted) {}
+
+/** A query that ran past serve --query-timeout, cut off. */
+export class DeadlineExceededError extends refusal('LQ_DEADLINE_EXCEEDED', GrpcCode.DeadlineExceeded) {}
+
+/** The store cannot answer now (its server unreachable), or the server is shutting down: try again. */
+export class UnavailableError extends refusal('LQ_UNAVAILABLE', GrpcCode.Unavailable) {}
 
 /** A path no route serves. */
 export class RouteNotFoundError extends refusal('LQ_NOT_FOUND', GrpcCode.NotFound) {}
@@ -179,8 +192,9 @@ export class UnparsableFieldError extends refusal('LQ_UNPARSABLE_FIELD', GrpcCod
 /** The API's refusals, for the catalogue's test and the README's table. */
 export const API_ERROR_KINDS = [
   InvalidPaginationError, InvalidFilterError, InvalidEpochError, MalformedQueryError, HttpRefusalError,
-  RouteNotFoundError, InternalApiError, OrderIdMissingError, OrderIdInvalidError, OrderVersionInvalidError,
-  OrderNotFoundError, StreamIdInvalidError, StreamLimitError, StreamResumeError, UnparsableFieldError,
+  RouteNotFoundError, RateLimitedError, DeadlineExceededError, UnavailableError, InternalApiError,
+  OrderIdMissingError, OrderIdInvalidError, OrderVersionInvalidError, OrderNotFoundError, StreamIdInvalidError,
+  StreamLimitError, StreamResumeError, UnparsableFieldError,
 ] as const;
 
 /** A kind of refusal that names a parameter: the detail kinds of the original. */

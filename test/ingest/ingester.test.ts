@@ -56,7 +56,7 @@ test('events before the first BeginBlock are counted and left out; a mid-stream 
 });
 
 test('after a block, only a BeginBlock may come: a block whose BeginBlock is damaged is an error, not silently left out', async () => {
-  // Found by decoder fuzzing: the last block's BeginBlock turned into another event type made the
+  // Found while fuzzing the decoders: the last block's BeginBlock turned into another event type made the
   // whole block events "outside any block", counted and skipped, and ingestion ended as if it had not been sent.
   const damaged = (events: BusEvent[], i: number): BusEvent[] =>
     events.map((e, k) => (k === i ? { id: e.id, block: e.block, chainId: e.chainId, type: 3, kind: 'other' } : e));

@@ -41,6 +41,7 @@ import { openStore, openWriter } from '../../src/store/open.js';
 import type { QueryStore } from '../../src/store/store.js';
 import { fuzzRuns, fuzzSeed, Tally } from '../support/fuzz.js';
 import { anyRequestArb, checkEnvelope, parserRefuses, type Pools } from '../support/http-fuzz.js';
+import { position } from '../support/mutations.js';
 import { getRequest, rawExchange, type RawAnswer, type RawWrite } from '../support/raw-http.js';
 
 const RAW_DEADLINE_MS = Number(process.env.FUZZ_RAW_DEADLINE_MS ?? 20_000);
@@ -228,7 +229,7 @@ function randomRequests(): fc.Arbitrary<Buffer> {
     getRequest('/health'),
     getRequest('/api/v2/ingest/status?pretty', 'Accept-Encoding: gzip\r\n'),
   );
-  const mutation = fc.record({ at: fc.nat(), kind: fc.constantFrom('flip', 'insert', 'delete', 'cut'), byte: fc.integer({ min: 0, max: 255 }), count: fc.integer({ min: 1, max: 4 }) });
+  const mutation = fc.record({ at: position, kind: fc.constantFrom('flip', 'insert', 'delete', 'cut'), byte: fc.integer({ min: 0, max: 255 }), count: fc.integer({ min: 1, max: 4 }) });
   const mutated = fc.tuple(good, fc.array(mutation, { minLength: 1, maxLength: 4 })).map(([request, mutations]) => {
     let bytes = Buffer.from(request);
     for (const m of mutations) {

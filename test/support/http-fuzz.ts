@@ -13,6 +13,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { httpStatusOf, type GrpcCode } from '../../src/api/errors.js';
 import { OrderStatus, OrderType, TimeInForce, type EnumTable } from '../../src/domain/enums.js';
+import { position } from './mutations.js';
 
 /** A served endpoint: its path, the parameters it reads (canonical names) and, for a paged one, its connection's field. */
 export interface FuzzEndpoint {
@@ -87,9 +88,9 @@ function cursorArb(own: string[], foreign: string[]): fc.Arbitrary<string> {
     { weight: 5, arbitrary: ownArb },
     { weight: 2, arbitrary: fc.constantFrom(...nonEmpty(foreign, 'B'.repeat(60))) },
     // Truncated, extended, one character changed, standard base64, padded, upper-cased.
-    { weight: 1, arbitrary: fc.tuple(anyCursor, fc.nat()).map(([c, n]) => c.slice(0, n % c.length)) },
+    { weight: 1, arbitrary: fc.tuple(anyCursor, position).map(([c, n]) => c.slice(0, n % c.length)) },
     { weight: 1, arbitrary: anyCursor.map((c) => `${c}A`) },
-    { weight: 2, arbitrary: fc.tuple(anyCursor, fc.nat(), fc.constantFrom('A', 'z', '0', '-', '_', '+', '/', '=', '.', ' ')).map(([c, n, ch]) => {
+    { weight: 2, arbitrary: fc.tuple(anyCursor, position, fc.constantFrom('A', 'z', '0', '-', '_', '+', '/', '=', '.', ' ')).map(([c, n, ch]) => {
       const at = n % c.length;
       return c.slice(0, at) + ch + c.slice(at + 1);
     }) },
@@ -207,7 +208,7 @@ export function requestArb(endpoint: FuzzEndpoint, pools: Pools): fc.Arbitrary<F
       { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...others, 'filter', 'pagination', ''), anyText) },
       { weight: 1, arbitrary: fc.tuple(anyText, anyText) },
     ),
-    encodingArb, encodingArb, fc.nat(), fc.constantFrom('=', '=', '=', '', '=='),
+    encodingArb, encodingArb, position, fc.constantFrom('=', '=', '=', '', '=='),
   ).map(([[key, value], keyEncoding, valueEncoding, where, equals]) => Buffer.concat([
     encodeText(key, keyEncoding, where), Buffer.from(equals === '' ? '' : equals), equals === '' ? Buffer.alloc(0) : encodeText(value, valueEncoding, where >> 3),
   ]));

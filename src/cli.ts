@@ -6,9 +6,11 @@ import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_ANSWER_CACHE_BYTES } from './api/answer-cache.js';
 import { asLedgerError, IngestError, InternalError, UsageError } from './errors.js';
-import { fileSource, plainFileSize } from './ingest/file-source.js';
+import { HTTP_FLAGS, HTTP_FLAGS_HELP, httpOptionsOf } from './http-flags.js';
+import { checkEventFile, fileSource, plainFileSize } from './ingest/file-source.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
+import type { OffsetUnit } from './ingest/source.js';
 import { SOURCE_SPEC_HELP, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
 import { runServe } from './serve.js';
 import { writeEventFile } from './simulate/write.js';
@@ -18,8 +20,8 @@ import type { StoreConfig } from './store/store.js';
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
 
 Usage:
-  ledger-query serve    [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] | --no-ingest]
-  ledger-query ingest   FILE|SPEC... [STORE] [--allow-gaps]
+  ledger-query serve    [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] [--accept-unverified] | --no-ingest]
+  ledger-query ingest   FILE|SPEC... [STORE] [--allow-gaps] [--accept-unverified]
   ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   ledger-query demo     [--port N] [--host H] [STORE] [--workers N] [--blocks N] [--seed S]
   ledger-query COMMAND --help
@@ -32,7 +34,7 @@ const STORE_HELP = `--data-dir DIR  embedded store folder (env LEDGER_DATA_DIR, 
   --database-url URL  a PostgreSQL database instead, postgres://user:password@host:port/db (env DATABASE_URL)`;
 
 const HELP = {
-  serve: `ledger-query serve [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] | --no-ingest]
+  serve: `ledger-query serve [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] [--accept-unverified] | --no-ingest]
   Serves the REST API (data node API v0.73 paths) over the store and, with
   --source, ingests live in a worker thread while serving. Without --no-ingest
   it creates or migrates the store first. With --database-url, several
@@ -44,15 +46,20 @@ const HELP = {
   --source SPEC   ${SOURCE_SPEC_HELP.replace(/\n/g, '\n                  ')}
   --follow        keep reading a file:// source as the core appends to it
   --allow-gaps    accept a jump in block height instead of stopping
+  --accept-unverified  of a gzip file:// source cut short, store the whole
+                  blocks of its last member too, though its CRC-32 and length
+                  are missing (without it: nothing of that member, and the
+                  ingestion fails, saying the file is cut)
   --no-ingest     queries only: never migrate or write (a PostgreSQL role with
                   SELECT rights, or a read replica, will do)
   --workers N     HTTP processes answering on the port (default: one per core,
                   ${availableParallelism()} here); ingestion stays in the first process
   --answer-cache-mb N  answers each HTTP process keeps until the next block
                   (default ${DEFAULT_ANSWER_CACHE_BYTES / 2 ** 20}; 0: none)
-  Role (writer, standby, reader) and ingestion progress: GET /api/v2/ingest/status.
-`,
-  ingest: `ledger-query ingest FILE|SPEC... [STORE] [--allow-gaps]
+  Role (writer, standby, reader) and ingestion progress: GET /api/v2/ingest/status;
+  health: GET /health; readiness for a load balancer: GET /ready.
+${HTTP_FLAGS_HELP}`,
+  ingest: `ledger-query ingest FILE|SPEC... [STORE] [--allow-gaps] [--accept-unverified]
   Stores the blocks of framed event files (uint32 size | uint64 seq | BusEvent),
   plain or gzip-compressed, regular files, pipes or FIFOs (e.g. <(gunzip -c f.gz)),
   or of any --source SPEC of serve (e.g. ndjson://events.ndjson, - for NDJSON on
@@ -60,10 +67,17 @@ const HELP = {
   seen again with another hash is skipped with a warning. Blocks seen again
   with the stored hash but other events are named, nothing more is written,
   and it exits 65 (README: "Rebuilding a store"). A corrupt record stops
-  with its file, byte offset and block; a file that ends inside a block stores
-  every whole block and names the incomplete one. Nothing of an incomplete
-  block is stored.
+  with its file, byte offset and block; a plain file that ends inside a block
+  stores every whole block and names the incomplete one (exit 0). Nothing of an
+  incomplete block is stored.
+  A gzip file is checked before anything of it is stored: a member whose CRC-32
+  or length does not match stores nothing of itself, and ingest exits 1 naming
+  it (the members before it are stored); so does a gzip file cut short inside a
+  member, unless --accept-unverified. A source with no whole event (an empty
+  file) exits 1; a directory or other non-file exits 2.
   --allow-gaps    accept a jump in block height instead of stopping
+  --accept-unverified  of a gzip file cut short, store the whole blocks of its
+                  last member too, though its CRC-32 and length are missing
   ${STORE_HELP}
 `,
   simulate: `ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
@@ -138,21 +152,25 @@ async function serveCommand(args: string[]): Promise<void> {
   const { values } = parse(args, {
     port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
     follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' }, 'no-ingest': { type: 'boolean' },
-    workers: { type: 'string' }, 'answer-cache-mb': { type: 'string' },
+    'accept-unverified': { type: 'boolean' },
+    workers: { type: 'string' }, 'answer-cache-mb': { type: 'string' }, ...HTTP_FLAGS,
   });
   if (values.help) return void process.stdout.write(HELP.serve);
+  const http = httpOptionsOf(values);
   const readOnly = values['no-ingest'] ?? false;
   if (readOnly && values.source !== undefined) throw new UsageError('--no-ingest serves queries only: give it no --source');
   // Checked before anything starts; the worker opens the source itself.
   const kind = values.source === undefined ? undefined : parseSourceSpec(values.source).kind;
   if (values.follow && kind !== 'file') throw new UsageError('--follow goes with a --source file://PATH');
+  if (values['accept-unverified'] && kind !== 'file') throw new UsageError('--accept-unverified goes with a --source file://PATH');
   const store = storeOf(values);
   const live = values.source === undefined ? undefined : {
     spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
+    acceptUnverified: values['accept-unverified'] ?? false,
   };
   await runServe({
     store, host: values.host ?? '127.0.0.1', port: port(values.port), live, readOnly, httpProcesses: httpProcessesOf(values.workers),
-    answerCacheBytes: cacheBytesOf(values['answer-cache-mb']),
+    answerCacheBytes: cacheBytesOf(values['answer-cache-mb']), http,
   });
 }
 
@@ -167,15 +185,36 @@ function describe(s: IngestStats): string {
   );
 }
 
-/** A plain path is a framed event file; anything with a scheme (or -) is a source spec. */
-function sourceOf(arg: string) {
-  if (arg === '-' || /^[a-z]+:\/\//.test(arg)) return { source: openSourceSpec(arg), bytes: undefined };
-  if (!existsSync(arg)) throw new UsageError(`no such file: ${arg}`);
-  return { source: fileSource(arg), bytes: plainFileSize(arg) };
+interface IngestFlags {
+  allowGaps: boolean;
+  acceptUnverified: boolean;
 }
 
-async function ingestFiles(args: string[], config: StoreConfig, allowGaps: boolean): Promise<void> {
-  const sources = args.map(sourceOf);
+/**
+ * A plain path is a framed event file; anything with a scheme (or -) is a
+ * source spec. Files are checked before anything is read: one that does not
+ * exist or is not a file (a directory) is a usage error naming it.
+ */
+function sourceOf(arg: string, { acceptUnverified }: IngestFlags) {
+  const spec = arg === '-' || /^[a-z]+:\/\//.test(arg) ? parseSourceSpec(arg) : undefined;
+  if (spec === undefined) checkEventFile(arg);
+  else if (spec.kind !== 'socket' && spec.path !== '-') checkEventFile(spec.path);
+  if (spec !== undefined) return { source: openSourceSpec(arg, { acceptUnverified }), bytes: undefined };
+  return { source: fileSource(arg, { acceptUnverified }), bytes: plainFileSize(arg) };
+}
+
+/**
+ * Ingestion that read no whole event did nothing a user asked for (an empty
+ * file, one cut inside its first record): an error, so that a script notices.
+ */
+function checkSomethingRead(stats: IngestStats, unit: OffsetUnit): void {
+  if (stats.events > 0) return;
+  const why = stats.incompleteBlock ? 'it holds no whole event: it ends inside its first record' : 'it holds no event: it is empty';
+  throw IngestError.at(why, { source: stats.source, offset: 0, unit }, undefined);
+}
+
+async function ingestFiles(args: string[], config: StoreConfig, flags: IngestFlags): Promise<void> {
+  const sources = args.map((arg) => sourceOf(arg, flags));
   const store = await openWriter(config);
   try {
     for (const { source, bytes } of sources) {
@@ -184,7 +223,7 @@ async function ingestFiles(args: string[], config: StoreConfig, allowGaps: boole
       let stats: IngestStats;
       try {
         stats = await ingest(source, store, {
-          allowGaps,
+          allowGaps: flags.allowGaps,
           onBlock: (_b, s, position) => progress.update(s, position),
           onWarning: (message) => {
             progress.end();
@@ -194,6 +233,7 @@ async function ingestFiles(args: string[], config: StoreConfig, allowGaps: boole
       } finally {
         progress.end(); // the summary or the error starts on a fresh line
       }
+      checkSomethingRead(stats, source.unit);
       const secs = Number(process.hrtime.bigint() - started) / 1e9;
       console.log(`${describe(stats)} in ${secs.toFixed(1)} s (${Math.round(stats.events / secs)} events/s)`);
       const incomplete = incompleteBlockMessage(stats, source.unit);
@@ -205,10 +245,12 @@ async function ingestFiles(args: string[], config: StoreConfig, allowGaps: boole
 }
 
 async function ingestCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parse(args, { 'allow-gaps': { type: 'boolean' } }, true);
+  const { values, positionals } = parse(args, { 'allow-gaps': { type: 'boolean' }, 'accept-unverified': { type: 'boolean' } }, true);
   if (values.help) return void process.stdout.write(HELP.ingest);
   if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
-  await ingestFiles(positionals, storeOf(values), values['allow-gaps'] ?? false);
+  await ingestFiles(positionals, storeOf(values), {
+    allowGaps: values['allow-gaps'] ?? false, acceptUnverified: values['accept-unverified'] ?? false,
+  });
 }
 
 async function simulateCommand(args: string[]): Promise<void> {
@@ -244,7 +286,7 @@ async function demoCommand(args: string[]): Promise<void> {
   if (!existsSync(file)) {
     await simulateCommand(['--out', file, '--blocks', values.blocks ?? '500', '--seed', values.seed ?? '1']);
   }
-  await ingestFiles([file], store, false);
+  await ingestFiles([file], store, { allowGaps: false, acceptUnverified: false });
   const address = await runServe({
     store, host: values.host ?? '127.0.0.1', port: port(values.port), readOnly: false, httpProcesses: httpProcessesOf(values.workers),
   });

@@ -55,6 +55,9 @@ export class UsageError extends kind('LQ_USAGE', { exit: 2 }) {}
 /** No store where one must already be: a folder without ledger.db, a database without our schema. */
 export class StoreNotFoundError extends kind('LQ_STORE_NOT_FOUND') {}
 
+/** A store file that is not a SQLite database, or is damaged (SQLite's NOTADB, CORRUPT). */
+export class StoreCorruptError extends kind('LQ_STORE_CORRUPT') {}
+
 /** The store's schema is not the version this ledger-query works with. */
 export class SchemaVersionError extends kind('LQ_SCHEMA_VERSION') {}
 
@@ -81,6 +84,9 @@ export class DatabaseError extends kind('LQ_DATABASE') {}
 
 /** The database server cannot be reached (refused, unknown host, timed out, authentication failed). */
 export class DatabaseUnreachableError extends kind('LQ_DATABASE_UNREACHABLE', { retryable: true }) {}
+
+/** A query that ran past its time limit (serve --query-timeout) and was cancelled, or waited that long for a connection. */
+export class QueryTimeoutError extends kind('LQ_QUERY_TIMEOUT', { retryable: true }) {}
 
 /** A database server we do not support: too old, or one that runs our sessions without their settings. */
 export class UnsupportedDatabaseError extends kind('LQ_DATABASE_UNSUPPORTED') {}
@@ -168,10 +174,10 @@ type Kind = (new (message: string, options?: ErrorOptions) => LedgerError) & Pic
 
 /** The errors of commands, the store and ingestion, by code; the API's refusals are in ./api/refusals.ts. */
 export const ERROR_KINDS: readonly Kind[] = [
-  UsageError, StoreNotFoundError, SchemaVersionError, MigrationError, WriterLockHeldError, WriterLeaseLostError,
+  UsageError, StoreNotFoundError, StoreCorruptError, SchemaVersionError, MigrationError, WriterLockHeldError, WriterLeaseLostError,
   EarlierWriteFailedError, BlockOrderError, WriterClosedError, DatabaseError, DatabaseUnreachableError,
-  UnsupportedDatabaseError, CorruptInputError, IngestError, StoredBlockMismatchError, ListenError, HttpProcessError,
-  SystemError, AbortError, InternalError,
+  QueryTimeoutError, UnsupportedDatabaseError, CorruptInputError, IngestError, StoredBlockMismatchError, ListenError,
+  HttpProcessError, SystemError, AbortError, InternalError,
 ];
 
 const byCode = new Map(ERROR_KINDS.map((k) => [k.code, k]));

@@ -3,14 +3,20 @@
  * read-only connection of its own; the primary ingests and tells it how
  * ingestion goes.
  */
+import { UnavailableError } from './api/errors.js';
+import { httpOptions } from './api/http-options.js';
+import { listenError } from './api/http-server.js';
 import { buildServer } from './api/server.js';
-import { InternalError } from './errors.js';
-import { startingStatus, type IngestStatus } from './ingest/background.js';
+import { asLedgerError, InternalError, toWire } from './errors.js';
+import type { IngestStatus } from './ingest/background.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './serve-protocol.js';
 import { openStore } from './store/open.js';
 
 const setup = JSON.parse(process.env[HTTP_PROCESS_SETUP] ?? 'null') as HttpProcessSetup | null;
 if (setup === null) throw new InternalError('http-process runs as an HTTP process of ledger-query serve');
+
+/** How long the primary has to say how ingestion goes before health checks call it unknown. */
+const STATUS_WAIT_MS = 2000;
 
 /** Status requests waiting for the primary's answer, by id. */
 const asked = new Map<number, (status: IngestStatus) => void>();
@@ -21,24 +27,45 @@ process.on('message', (m: PrimaryMessage) => {
   asked.delete(m.id);
 });
 
-/** Asked when requested, so that it is as fresh as the block the store shows. */
-function ingestStatus(source: string): Promise<IngestStatus> {
+/** Asked when requested, so that it is as fresh as the block the store shows; a primary that does not answer is said so. */
+function ingestStatus(): Promise<IngestStatus> {
   const id = nextId++;
-  return new Promise((resolve) => {
-    asked.set(id, resolve);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      asked.delete(id);
+      reject(new UnavailableError(`the primary process did not say how ingestion goes within ${STATUS_WAIT_MS / 1000} s`));
+    }, STATUS_WAIT_MS);
+    asked.set(id, (status) => {
+      clearTimeout(timer);
+      resolve(status);
+    });
     const sent = process.send?.({ type: 'ingestStatus?', id } satisfies HttpProcessMessage);
     if (!sent) {
+      clearTimeout(timer);
       asked.delete(id);
-      resolve(startingStatus(source));
+      reject(new UnavailableError('the primary process is gone'));
     }
   });
 }
 
-const store = await openStore(setup.store, { readOnly: true });
+/** Tells the primary why this process cannot serve (it prints it, on one line), and exits once that is sent. */
+function fail(e: unknown): Promise<never> {
+  return new Promise(() => {
+    const exit = () => process.exit(1);
+    const message: HttpProcessMessage = { type: 'failed', error: toWire(asLedgerError(e)) };
+    if (process.send === undefined) exit();
+    process.send!(message, undefined, {}, exit);
+    // Should the channel not take it, the exit still comes.
+    setTimeout(exit, 2000);
+  });
+}
+
+const http = httpOptions(setup.http);
+const store = await openStore(setup.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs }).catch(fail);
 const app = await buildServer({
   store, logger: { level: process.env.LOG_LEVEL ?? 'info' }, logRequests: process.env.LOG_REQUESTS === '1',
-  answerCacheBytes: setup.answerCacheBytes,
-  ingestStatus: setup.source === undefined ? undefined : () => ingestStatus(setup.source!),
+  answerCacheBytes: setup.answerCacheBytes, http,
+  ingestStatus: setup.source === undefined ? undefined : ingestStatus,
 });
 const close = async () => {
   await app.close();
@@ -49,4 +76,4 @@ process.once('SIGINT', close);
 process.once('SIGTERM', close);
 // The primary going away (killed, say) leaves nobody to serve for.
 process.once('disconnect', close);
-await app.listen({ host: setup.host, port: setup.port });
+await app.listen({ host: setup.host, port: setup.port }).catch((e: unknown) => fail(listenError(e, setup.host, setup.port)));

@@ -3,6 +3,8 @@
  * (./http-process.ts) say to each other. A module of its own, so that an HTTP
  * process loads none of the primary's.
  */
+import type { HttpOptions } from './api/http-options.js';
+import type { WireError } from './errors.js';
 import type { IngestStatus } from './ingest/background.js';
 import type { StoreConfig } from './store/store.js';
 
@@ -14,10 +16,15 @@ export interface HttpProcessSetup {
   /** The source the primary ingests from, if any: HTTP processes report how that goes. */
   source: string | undefined;
   answerCacheBytes: number | undefined;
+  /** The server's limits and timeouts as given to serve; the defaults for the rest. */
+  http: Partial<HttpOptions>;
 }
 
-/** An HTTP process asks the primary how ingestion goes; the primary answers with the same id. */
-export type HttpProcessMessage = { type: 'ingestStatus?'; id: number };
+/**
+ * An HTTP process asks the primary how ingestion goes (the primary answers
+ * with the same id), or says why it cannot serve before it exits.
+ */
+export type HttpProcessMessage = { type: 'ingestStatus?'; id: number } | { type: 'failed'; error: WireError };
 export type PrimaryMessage = { type: 'ingestStatus'; id: number; status: IngestStatus };
 
 /** The environment variable that hands an HTTP process its setup. */

@@ -11,8 +11,9 @@ import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { HttpProcessError, StoreNotFoundError } from './errors.js';
-import { startBackgroundIngest, type BackgroundIngest, type IngestStatus } from './ingest/background.js';
+import type { HttpOptions } from './api/http-options.js';
+import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from './errors.js';
+import { startBackgroundIngest, type BackgroundIngest, type BackgroundIngestOptions, type IngestStatus } from './ingest/background.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './serve-protocol.js';
 import { databasePath, openStore } from './store/open.js';
 import type { StoreConfig } from './store/store.js';
@@ -21,6 +22,8 @@ export interface LiveSource {
   spec: string;
   follow: boolean;
   allowGaps: boolean;
+  /** Of a gzip file cut short, store the whole blocks of its last member too, unverified. */
+  acceptUnverified: boolean;
 }
 
 export interface ServeOptions {
@@ -35,6 +38,8 @@ export interface ServeOptions {
   readOnly: boolean;
   /** Bytes of answers each HTTP process keeps until the next block (0: none); the server's default if absent. */
   answerCacheBytes?: number | undefined;
+  /** The HTTP server's limits, timeouts, CORS and rate limit (./api/http-options.ts); its defaults for what is not given. */
+  http?: Partial<HttpOptions> | undefined;
 }
 
 const logLevel = () => process.env.LOG_LEVEL ?? 'info';
@@ -55,20 +60,42 @@ export async function runServe(o: ServeOptions): Promise<string> {
   return o.httpProcesses <= 1 ? serveHere(o) : servePrimary(o);
 }
 
+/**
+ * Ingestion on its thread, whose status says `failed` if the thread ends
+ * without saying why (killed, out of memory): health checks must not take
+ * a silent thread for one still at work.
+ */
+function ingestInBackground(options: BackgroundIngestOptions): { ingestion: BackgroundIngest; status: () => IngestStatus } {
+  const ingestion = startBackgroundIngest(options);
+  let vanished = false;
+  void ingestion.finished.then((s) => {
+    vanished = s.state === 'starting' || s.state === 'running';
+  });
+  const status = () => {
+    const s = ingestion.status();
+    return vanished ? { ...s, state: 'failed' as const, error: 'the ingest thread ended without saying why' } : s;
+  };
+  return { ingestion, status };
+}
+
 async function serveHere(o: ServeOptions): Promise<string> {
   // Loaded here: a primary of HTTP processes answers nothing itself, and starts them the sooner without it.
-  const { buildServer } = await import('./api/server.js');
-  const store = await openStore(o.store, { readOnly: true });
-  let ingestion: BackgroundIngest | undefined;
+  const [{ buildServer }, { httpOptions }, { listenError }] = await Promise.all([
+    import('./api/server.js'), import('./api/http-options.js'), import('./api/http-server.js'),
+  ]);
+  const http = httpOptions(o.http);
+  const store = await openStore(o.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs });
+  let live: ReturnType<typeof ingestInBackground> | undefined;
   const app = await buildServer({
     store, logger: { level: logLevel() }, logRequests: logRequests(), answerCacheBytes: o.answerCacheBytes,
-    ingestStatus: o.live && (() => ingestion!.status()),
+    ingestStatus: o.live && (() => live!.status()), http,
   });
-  ingestion = o.live && startBackgroundIngest({
+  live = o.live && ingestInBackground({
     store: o.store, ...o.live,
     onLog: (level, msg) => app.log[level](msg),
     onListening: (a) => app.log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
   });
+  const ingestion = live?.ingestion;
   const close = async () => {
     await ingestion?.stop();
     await app.close();
@@ -77,7 +104,13 @@ async function serveHere(o: ServeOptions): Promise<string> {
   };
   process.once('SIGINT', close);
   process.once('SIGTERM', close);
-  return app.listen({ host: o.host, port: o.port });
+  try {
+    return await app.listen({ host: o.host, port: o.port });
+  } catch (e) {
+    await ingestion?.stop();
+    await store.close();
+    throw listenError(e, o.host, o.port);
+  }
 }
 
 /**
@@ -95,12 +128,15 @@ function httpProcessExecArgv(): string[] {
 
 async function servePrimary(o: ServeOptions): Promise<string> {
   const log = pino({ level: logLevel() });
-  const ingestion = o.live && startBackgroundIngest({
+  const live = o.live && ingestInBackground({
     store: o.store, ...o.live,
     onLog: (level, msg) => log[level](msg),
     onListening: (a) => log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
   });
-  const setup: HttpProcessSetup = { store: o.store, host: o.host, port: o.port, source: o.live?.spec, answerCacheBytes: o.answerCacheBytes };
+  const ingestion = live?.ingestion;
+  const setup: HttpProcessSetup = {
+    store: o.store, host: o.host, port: o.port, source: o.live?.spec, answerCacheBytes: o.answerCacheBytes, http: o.http ?? {},
+  };
   cluster.setupPrimary({
     exec: fileURLToPath(new URL('./http-process.js', import.meta.url)),
     execArgv: httpProcessExecArgv(),
@@ -108,48 +144,60 @@ async function servePrimary(o: ServeOptions): Promise<string> {
     serialization: 'advanced',
   });
   let stopping = false;
+  let started = false;
+  /** Why an HTTP process could not start, as it said before it exited. */
+  let startFailure: LedgerError | undefined;
   const processes = new Set<ClusterWorker>();
   const fork = () => {
     const child = cluster.fork({ [HTTP_PROCESS_SETUP]: JSON.stringify(setup) });
     processes.add(child);
     child.on('message', (m: HttpProcessMessage) => {
-      if (m.type === 'ingestStatus?' && ingestion) {
-        child.send({ type: 'ingestStatus', id: m.id, status: ingestion.status() } satisfies PrimaryMessage);
+      if (m.type === 'ingestStatus?' && live) {
+        child.send({ type: 'ingestStatus', id: m.id, status: live.status() } satisfies PrimaryMessage);
+      } else if (m.type === 'failed') {
+        startFailure ??= fromWire(m.error);
       }
     });
     child.once('exit', (code, signal) => {
       processes.delete(child);
-      if (stopping) return;
+      // Before all listen, a process that exits is a setup that cannot work (a port in use): not retried.
+      if (stopping || !started) return;
       // An HTTP process that dies is replaced: the others serve meanwhile.
       log.error(`HTTP process ${child.process.pid} exited (${signal ?? code}); starting another`);
       fork();
     });
     return child;
   };
+  const stopAll = () => Promise.all([
+    ingestion?.stop(),
+    ...[...processes].map((w) => new Promise((resolve) => {
+      w.once('exit', resolve);
+      w.kill('SIGTERM');
+    })),
+  ]);
   // Listening once every HTTP process is: with none left listening, node:cluster would close the port.
   const listening = new Promise<string>((resolve, reject) => {
     let waiting = o.httpProcesses;
     for (let i = 0; i < o.httpProcesses; i++) {
       const child = fork();
       child.once('listening', (address) => {
-        if (--waiting === 0) resolve(`http://${o.host}:${address.port}`);
+        if (--waiting > 0) return;
+        started = true;
+        resolve(`http://${o.host}:${address.port}`);
       });
       child.once('exit', (code) => {
-        // Stopped before every HTTP process listened: close() ends the process.
-        if (!stopping) reject(new HttpProcessError(`an HTTP process exited (code ${code}) before listening`));
+        if (stopping || started) return;
+        // Stopped before every HTTP process listened: the others are stopped too, and the reason given.
+        stopping = true;
+        const failure = startFailure ?? new HttpProcessError(`an HTTP process exited (code ${code}) before listening`);
+        void stopAll().then(() => reject(failure), () => reject(failure));
       });
     }
   });
   // Ingestion and the HTTP processes stop side by side: neither waits for the other.
   const close = async () => {
     stopping = true;
-    await Promise.all([
-      ingestion?.stop(),
-      ...[...processes].map((w) => new Promise((resolve) => {
-        w.once('exit', resolve);
-        w.kill('SIGTERM');
-      })),
-    ]);
+    await stopAll();
     process.exit(0);
   };
   process.once('SIGINT', close);

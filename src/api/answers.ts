@@ -4,7 +4,7 @@
  * already holds it, and compressed bodies kept beside it.
  */
 import { createHash } from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,7 +12,9 @@ import { blockToken, type BlockStamp } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, setBlockHeaders } from './block-headers.js';
+import { mergeVary } from './cors.js';
 import { prettyBody } from './envelope.js';
+import type { ReadLimits } from './params.js';
 
 /** What a route computes on a miss: the answer's body (JSON, UTF-8) and the block it was read at. */
 export interface FreshAnswer {
@@ -61,19 +63,34 @@ export function chooseCoding(answer: CachedAnswer, header: string | undefined): 
 /**
  * The headers of an answer (but its coding and length), as the fast path
  * (./fast-path.ts) writes them; sendAnswer sets the same through Fastify.
+ * `vary` is what the front door (./front-door.ts) said already: Origin, when
+ * only some origins may read answers.
  */
-export function answerHeaders(answer: CachedAnswer): OutgoingHttpHeaders {
+export function answerHeaders(answer: CachedAnswer, vary?: number | string | readonly string[]): OutgoingHttpHeaders {
   const [height, micros] = blockHeaderValues(answer.lastBlock);
   return {
     [BLOCK_HEIGHT_HEADER]: height, [BLOCK_TIMESTAMP_HEADER]: micros,
-    etag: answer.etag, vary: 'accept-encoding', 'content-type': JSON_TYPE,
+    etag: answer.etag, vary: mergeVary(vary, 'accept-encoding'), 'content-type': JSON_TYPE,
   };
 }
 
-/** What a page route answers from: its store, and the answer cache if the server keeps answers. */
+/** What a page route answers from: its store, the answer cache if the server keeps answers, and the limits of a request. */
 export interface PageRouteOptions {
   store: QueryStore;
   cache?: AnswerCache | undefined;
+  limits: ReadLimits;
+}
+
+const FAST_PATH_FAILURE = Symbol('what the fast path met');
+
+/** Hands what the fast path met answering `req` (a store that failed) to the full path, which says what went wrong. */
+export function markFastPathFailure(req: IncomingMessage, error: unknown): void {
+  (req as IncomingMessage & { [FAST_PATH_FAILURE]?: unknown })[FAST_PATH_FAILURE] = error;
+}
+
+/** What the fast path met answering `req`, if it failed: the full path answers that rather than asking the store again. */
+export function fastPathFailure(req: IncomingMessage): unknown {
+  return (req as IncomingMessage & { [FAST_PATH_FAILURE]?: unknown })[FAST_PATH_FAILURE];
 }
 
 /** A page request as read from its URL (./page-route.ts): what its answer is kept under, and how to read it. */
@@ -138,7 +155,7 @@ export async function sendAnswer({ request, reply, cache, store, query }: Answer
   const block = cache === undefined ? undefined : await store.lastBlock().then(blockToken, () => undefined);
   const answer = await answerAt(cache, block, query.key, () => query);
   setBlockHeaders(reply, answer.lastBlock);
-  reply.header('etag', answer.etag).header('vary', 'accept-encoding');
+  reply.header('etag', answer.etag).header('vary', mergeVary(reply.raw.getHeader('vary'), 'accept-encoding'));
   const delivery = deliveryOf(cache, query.key, answer, request.headers['if-none-match'], request.headers['accept-encoding']);
   if (delivery.notModified) return reply.code(304).send();
   reply.type(JSON_TYPE);

@@ -8,32 +8,41 @@
  * computed and kept, with the headers and bytes the full path writes
  * (./answers.ts). Anything else (another path or method, a parameter the
  * endpoint refuses, a store that fails) goes on to Fastify, which answers it
- * and says what went wrong, with its one catalogue of errors.
+ * and says what went wrong, with its one catalogue of errors (a failure met
+ * here is handed over with the request, not met again: ./answers.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BoundedMap, stringBytes } from '../bounded-map.js';
 import { blockToken } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
-import { answerAt, answerHeaders, deliveryOf, type PageQuery } from './answers.js';
+import { answerAt, answerHeaders, deliveryOf, markFastPathFailure, type PageQuery } from './answers.js';
 import type { PageQueryReader } from './page-route.js';
 
 /**
- * URLs whose answer keys are remembered at most; past it the map starts
- * again. A URL costs its length and its key's (~200 bytes each): 20,000 of
- * them, a few MB. A URL remembered skips reading its parameters again.
+ * Bytes of URLs and their answer keys remembered, least recently used out:
+ * ~20,000 of the usual ~200-byte URLs, and as many bytes whatever the URLs'
+ * length (one of 1,000 party ids is 66 KB). A URL remembered skips reading
+ * its parameters again.
  */
-const MAX_URLS = 20_000;
+export const DEFAULT_URL_MAP_BYTES = 4 << 20;
+
+/** A remembered URL's bytes beside its text and its key's: the map's entry and its links. */
+const URL_ENTRY_OVERHEAD = 120;
 
 export class FastPath {
   /** Raw request URL (path and query, as sent) to its answer key. */
-  private readonly keys = new Map<string, string>();
+  private readonly keys: BoundedMap<string, string>;
 
   /** `readers`: each page endpoint's exact path to the reader of its URLs. */
   constructor(
     private readonly cache: AnswerCache,
     private readonly store: QueryStore,
     private readonly readers: ReadonlyMap<string, PageQueryReader>,
-  ) {}
+    urlMapBytes = DEFAULT_URL_MAP_BYTES,
+  ) {
+    this.keys = new BoundedMap(urlMapBytes);
+  }
 
   /**
    * Answers `req` if it can, resolving true once the response is written;
@@ -60,10 +69,11 @@ export class FastPath {
       const block = blockToken(await this.store.lastBlock());
       // A URL is remembered only once its endpoint's reader has read it well, and reads the same again.
       answer = await answerAt(this.cache, block, key, () => query ?? this.readerOf(url)!(url));
-    } catch {
+    } catch (e) {
+      markFastPathFailure(req, e);
       return false; // the full path says what went wrong
     }
-    const headers = answerHeaders(answer);
+    const headers = answerHeaders(answer, res.getHeader('vary'));
     const delivery = deliveryOf(this.cache, key, answer, req.headers['if-none-match'], req.headers['accept-encoding']);
     if (delivery.notModified) {
       // As Fastify sends a 304: no body, so no type either.
@@ -87,7 +97,11 @@ export class FastPath {
   }
 
   private remember(url: string, key: string): void {
-    if (this.keys.size >= MAX_URLS) this.keys.clear();
-    this.keys.set(url, key);
+    this.keys.set(url, key, stringBytes(url) + stringBytes(key) + URL_ENTRY_OVERHEAD);
+  }
+
+  /** The URLs remembered, and their bytes. */
+  get remembered(): { entries: number; bytes: number } {
+    return this.keys.size;
   }
 }

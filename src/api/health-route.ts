@@ -1,17 +1,85 @@
-/** GET /health: the service answers, and how far its store has got. */
-import type { FastifyInstance } from 'fastify';
-import type { QueryStore } from '../store/store.js';
+/**
+ * GET /health: the service answers, its store can be read and its
+ * ingestion (if it has a source) has not failed; 503 with the reason
+ * otherwise. GET /ready: healthy, and the last block stored is recent
+ * enough to serve a live network (a load balancer's readiness check).
+ */
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
+import { asLedgerError } from '../errors.js';
+import type { IngestStatus } from '../ingest/background.js';
+import type { CommittedBlock, QueryStore } from '../store/store.js';
 
 export const HEALTH_PATH = '/health';
+export const READY_PATH = '/ready';
 
-export async function healthRoute(app: FastifyInstance, { store }: { store: QueryStore }): Promise<void> {
-  app.get(HEALTH_PATH, async (_request, reply) => {
-    const block = await store.lastBlock();
-    const lastBlock = block && {
-      height: String(block.height),
-      time: String(block.time),
-      chainId: block.chainId,
-    };
-    return reply.type('application/json').send(JSON.stringify({ status: 'ok', lastBlock: lastBlock ?? null }));
+export interface HealthOptions {
+  store: QueryStore;
+  /** How ingestion goes, when this instance (or its primary process) ingests; it may reject if nobody can say. */
+  ingestStatus?: (() => IngestStatus | Promise<IngestStatus>) | undefined;
+  /** /ready fails while the last block is older than this many seconds; 0: never for lag. */
+  readyMaxLagSeconds: number;
+}
+
+interface Verdict {
+  block: CommittedBlock | undefined;
+  /** Why this instance is not healthy; undefined when it is. */
+  problem?: string;
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+async function examine({ store, ingestStatus }: HealthOptions, log: FastifyBaseLogger): Promise<Verdict> {
+  let block: CommittedBlock | undefined;
+  try {
+    block = await store.lastBlock();
+  } catch (e) {
+    // The kind only: the store's message names its server, which is for the log.
+    log.error({ err: e }, 'health: the store cannot be read');
+    return { block: undefined, problem: `the store cannot be read (${asLedgerError(e).code}; the log says more)` };
+  }
+  if (ingestStatus === undefined) return { block };
+  let status: IngestStatus;
+  try {
+    status = await ingestStatus();
+  } catch (e) {
+    return { block, problem: `ingestion's status is unknown: ${messageOf(e)}` };
+  }
+  if (status.state === 'failed') return { block, problem: `ingestion failed: ${status.error ?? 'no reason given'}` };
+  return { block };
+}
+
+const blockJson = (block: CommittedBlock | undefined) => block === undefined
+  ? null
+  : { height: String(block.height), time: String(block.time), chainId: block.chainId };
+
+function send(reply: FastifyReply, status: number, body: object): FastifyReply {
+  return reply.code(status).type('application/json').send(JSON.stringify(body));
+}
+
+/** Seconds since the block's time (Unix ns). */
+const ageSeconds = (block: CommittedBlock) => Math.max(0, (Date.now() - Number(block.time / 1_000_000n)) / 1000);
+
+export async function healthRoute(app: FastifyInstance, options: HealthOptions): Promise<void> {
+  app.get(HEALTH_PATH, async (request, reply) => {
+    const { block, problem } = await examine(options, request.log);
+    // The body of a healthy instance is as it always was: status and last block.
+    if (problem === undefined) return send(reply, 200, { status: 'ok', lastBlock: blockJson(block) });
+    return send(reply, 503, { status: 'unavailable', reason: problem, lastBlock: blockJson(block) });
+  });
+
+  app.get(READY_PATH, async (request, reply) => {
+    const { block, problem } = await examine(options, request.log);
+    const lastBlock = blockJson(block);
+    if (problem !== undefined) return send(reply, 503, { status: 'unavailable', reason: problem, lastBlock });
+    const maxLag = options.readyMaxLagSeconds;
+    const lagSeconds = block === undefined ? undefined : ageSeconds(block);
+    if (maxLag > 0 && lagSeconds === undefined) {
+      return send(reply, 503, { status: 'lagging', reason: 'no block stored yet', lastBlock });
+    }
+    if (maxLag > 0 && lagSeconds! > maxLag) {
+      const reason = `the last block is ${lagSeconds!.toFixed(1)} s old, more than the ${maxLag} s allowed (--ready-max-lag)`;
+      return send(reply, 503, { status: 'lagging', reason, lastBlock, lagSeconds });
+    }
+    return send(reply, 200, { status: 'ready', lastBlock, ...(lagSeconds !== undefined && { lagSeconds }) });
   });
 }

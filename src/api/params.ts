@@ -44,15 +44,30 @@ function single(q: QueryParams, name: string, kind: ParameterRefusal): QueryPara
   return given[0];
 }
 
-/** Every item of a repeated parameter, from repeated keys and comma-separated values alike. */
-function items(q: QueryParams, name: string): QueryParam[] {
+/** What a request may ask for at most, beyond the original's own rules. */
+export interface ReadLimits {
+  /** Values of one list filter, repeated keys and comma-separated values counted alike. */
+  maxListValues: number;
+}
+
+/** 1,000 party ids fit in a request (../api/http-options.ts). */
+export const DEFAULT_READ_LIMITS: ReadLimits = { maxListValues: 1000 };
+
+/**
+ * Every item of a repeated parameter, from repeated keys and comma-separated
+ * values alike; more than `max` of them is refused, naming the parameter.
+ */
+function items(q: QueryParams, name: string, max: number): QueryParam[] {
   const out: QueryParam[] = [];
   for (const param of q.all(name)) {
     if (!param.value.includes(',')) {
       out.push(param);
-      continue;
+    } else {
+      for (const value of param.value.split(',')) out.push({ key: param.key, value });
     }
-    for (const value of param.value.split(',')) out.push({ key: param.key, value });
+    if (out.length > max) {
+      throw new InvalidFilterError(`${out[0]!.key}: more than ${max} values, the most one request may give (split it into several)`);
+    }
   }
   return out;
 }
@@ -122,8 +137,8 @@ export function readPagination<K>(q: QueryParams, cursors: CursorCodec<K>): Page
   return page;
 }
 
-function readEnums(q: QueryParams, name: string, table: EnumTable): number[] | undefined {
-  const given = items(q, name);
+function readEnums(q: QueryParams, name: string, table: EnumTable, max: number): number[] | undefined {
+  const given = items(q, name, max);
   if (given.length === 0) return undefined;
   return unique(given.map((param) => {
     const value = parseEnum(table, param.value);
@@ -132,8 +147,8 @@ function readEnums(q: QueryParams, name: string, table: EnumTable): number[] | u
   }));
 }
 
-function readIds(q: QueryParams, name: string, what: string, allowNetwork: boolean): string[] | undefined {
-  const given = items(q, name);
+function readIds(q: QueryParams, name: string, what: string, allowNetwork: boolean, max: number): string[] | undefined {
+  const given = items(q, name, max);
   if (given.length === 0) return undefined;
   return unique(given.map((param) => {
     if (allowNetwork && param.value === NETWORK_PARTY) return NETWORK_PARTY;
@@ -154,18 +169,19 @@ function readTimestamp(q: QueryParams, name: string): { param: QueryParam; value
   return { param, value };
 }
 
-export function readOrderFilter(q: QueryParams): OrderFilter {
+export function readOrderFilter(q: QueryParams, limits: ReadLimits = DEFAULT_READ_LIMITS): OrderFilter {
+  const max = limits.maxListValues;
   const filter: OrderFilter = {};
-  const statuses = readEnums(q, 'filter.statuses', OrderStatus);
+  const statuses = readEnums(q, 'filter.statuses', OrderStatus, max);
   if (statuses) filter.statuses = statuses;
-  const types = readEnums(q, 'filter.types', OrderType);
+  const types = readEnums(q, 'filter.types', OrderType, max);
   if (types) filter.types = types;
-  const timeInForces = readEnums(q, 'filter.timeInForces', TimeInForce);
+  const timeInForces = readEnums(q, 'filter.timeInForces', TimeInForce, max);
   if (timeInForces) filter.timeInForces = timeInForces;
   if (readBoolean(q, 'filter.excludeLiquidity', InvalidFilterError)) filter.excludeLiquidity = true;
-  const partyIds = readIds(q, 'filter.partyIds', 'party id', true);
+  const partyIds = readIds(q, 'filter.partyIds', 'party id', true, max);
   if (partyIds) filter.partyIds = partyIds;
-  const marketIds = readIds(q, 'filter.marketIds', 'market id', false);
+  const marketIds = readIds(q, 'filter.marketIds', 'market id', false, max);
   if (marketIds) filter.marketIds = marketIds;
   // The original's reference is an optional string: present but empty matches orders without one.
   const reference = single(q, 'filter.reference', InvalidFilterError);

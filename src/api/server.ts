@@ -1,5 +1,4 @@
-/** The HTTP API: routes, the original's error body, compression. */
-import { createServer } from 'node:http';
+/** The HTTP API: routes, the original's error body, compression, and what every request meets first. */
 import compress from '@fastify/compress';
 import Fastify, {
   LogController,
@@ -9,18 +8,33 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
+import { LedgerError, QueryTimeoutError } from '../errors.js';
 import type { IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
 import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
 import { setBlockHeaders } from './block-headers.js';
 import { bundlesEndpoint } from './bundles-route.js';
-import { ApiError, grpcCodeOfHttpStatus, HttpRefusalError, InternalApiError, RouteNotFoundError } from './errors.js';
+import { mergeVary } from './cors.js';
+import {
+  ApiError,
+  DeadlineExceededError,
+  grpcCodeOfHttpStatus,
+  HttpRefusalError,
+  InternalApiError,
+  RouteNotFoundError,
+  UnavailableError,
+} from './errors.js';
 import { FastPath } from './fast-path.js';
-import { healthRoute } from './health-route.js';
+import { FrontDoor } from './front-door.js';
+import { HEALTH_PATH, healthRoute, READY_PATH } from './health-route.js';
+import { httpOptions, type HttpOptions } from './http-options.js';
+import { createHttpServer } from './http-server.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
+import { KnownBlock } from './known-block.js';
 import { ordersEndpoint } from './orders-route.js';
 import type { ServedEndpoint } from './page-route.js';
+import { RateLimiter } from './rate-limit.js';
 
 export interface ServerOptions {
   store: QueryStore;
@@ -33,8 +47,12 @@ export interface ServerOptions {
    * none. Default DEFAULT_ANSWER_CACHE_BYTES.
    */
   answerCacheBytes?: number;
-  /** Live ingestion's status, when the server ingests while it serves. */
+  /** Live ingestion's status, when the server ingests while it serves; it may reject when nobody can say. */
   ingestStatus?: () => IngestStatus | Promise<IngestStatus>;
+  /** Limits, timeouts, CORS, rate limit: ./http-options.ts's defaults for what is not given. */
+  http?: Partial<HttpOptions>;
+  /** Bytes of URLs the fast path remembers (./fast-path.ts); its default if absent. */
+  urlMapBytes?: number;
 }
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -48,12 +66,17 @@ function isClientError(error: unknown): error is FastifyError {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
+/** What the client is told of a failure: refusals as they are; the store's faults by what to do about them, their details logged. */
 function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ApiError) return sendError(reply, error);
   if (isClientError(error)) {
-    return sendError(reply, new HttpRefusalError(error.message, { grpc: grpcCodeOfHttpStatus(error.statusCode ?? 400) }));
+    const status = error.statusCode ?? 400;
+    return sendError(reply, new HttpRefusalError(error.message, { grpc: grpcCodeOfHttpStatus(status), status }));
   }
   request.log.error({ err: error }, 'request failed');
+  if (error instanceof QueryTimeoutError) return sendError(reply, new DeadlineExceededError('the query took longer than this server allows'));
+  // A store that may come back (its server unreachable, say): worth trying again.
+  if (error instanceof LedgerError && error.retryable) return sendError(reply, new UnavailableError('the store cannot answer now: try again'));
   return sendError(reply, new InternalApiError('internal error'));
 }
 
@@ -65,59 +88,85 @@ const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoi
  * original's do; their pages name the block of the snapshot they were read in.
  */
 async function queryRoutes(app: FastifyInstance, options: PageRouteOptions): Promise<void> {
-  app.setErrorHandler(async (error, request, reply) => {
-    setBlockHeaders(reply, await options.store.lastBlock().catch(() => undefined));
-    return handleError(error, request, reply);
-  });
   for (const page of PAGE_ENDPOINTS) await app.register(page.route, options);
 }
 
-/**
- * An HTTP server whose requests the fast path (./fast-path.ts) sees before
- * Fastify does, with the settings Fastify gives the servers it makes.
- */
-function serverWithFastPath(fastPath: FastPath): NonNullable<FastifyServerOptions['serverFactory']> {
-  return (handler, options) => {
-    const server = createServer((req, res) => {
-      fastPath.answer(req, res).then(
-        (answered) => answered || handler(req, res),
-        () => handler(req, res),
-      );
-    });
-    // Fastify has resolved its defaults into these before it calls a factory.
-    const settings = options as Pick<FastifyServerOptions, 'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout' | 'maxRequestsPerSocket'>;
-    if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout;
-    if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout;
-    if (settings.connectionTimeout !== undefined) server.setTimeout(settings.connectionTimeout);
-    if (settings.maxRequestsPerSocket) server.maxRequestsPerSocket = settings.maxRequestsPerSocket;
-    return server;
-  };
-}
-
-
 /** A server ready to `listen()` or `inject()`; it does not listen itself. */
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const http = httpOptions(opts.http);
+  const known = new KnownBlock();
+  const store = known.watch(opts.store);
+  const limits = { maxListValues: http.maxListValues };
   const cacheBytes = opts.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
   const cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined;
   // Not when every request is to be logged: the fast path answers without Fastify's logging.
   const fastPath = cache !== undefined && opts.logRequests !== true
-    ? new FastPath(cache, opts.store, new Map(PAGE_ENDPOINTS.map((page) => [page.path, page.reader(opts.store)])))
+    ? new FastPath(cache, store, new Map(PAGE_ENDPOINTS.map((page) => [page.path, page.reader(store, limits)])), opts.urlMapBytes)
     : undefined;
+  const front = new FrontDoor({
+    cors: { origins: http.corsOrigins, maxAgeSeconds: http.corsMaxAgeSeconds },
+    rateLimiter: http.rateLimit && new RateLimiter(http.rateLimit, http.trustedProxies),
+    known,
+    unlimited: new Set([HEALTH_PATH, READY_PATH]),
+  });
+  let warn = (_message: string) => {};
   const app = Fastify({
-    ...(fastPath && { serverFactory: serverWithFastPath(fastPath) }),
+    // Every request meets the front door, then the fast path (if any), then Fastify.
+    serverFactory: (handler) => createHttpServer(http, (req, res) => {
+      if (!front.admit(req, res)) return;
+      if (fastPath === undefined) return void handler(req, res);
+      fastPath.answer(req, res).then(
+        (answered) => answered || handler(req, res),
+        () => handler(req, res),
+      );
+    }, { known, warn: (message) => warn(message) }),
     logger: opts.logger ?? false,
     // Two log lines per request cost more than a cached answer; failures are logged either way.
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
-    // Errors raised before routing (a malformed URL) get the same body as the rest.
-    frameworkErrors: handleError,
+    // Errors raised before routing (a malformed URL) get the same body as the rest, and the block known.
+    frameworkErrors: (error, request, reply) => {
+      for (const [name, value] of Object.entries(known.headers())) reply.raw.setHeader(name, value!);
+      return handleError(error, request, reply);
+    },
+    // The front door says so in the envelope instead.
+    return503OnClosing: false,
   });
-  app.setErrorHandler(handleError);
-  app.setNotFoundHandler((_request, reply) => sendError(reply, new RouteNotFoundError('Not Found')));
+  warn = (message) => app.log.warn(message);
+  // Requests that reach Fastify without the server's listener (inject()) meet the front door here.
+  app.addHook('onRequest', async (request, reply) => {
+    if (front.admit(request.raw, reply.raw)) return;
+    reply.hijack();
+    return reply;
+  });
+  app.addHook('preClose', async () => {
+    front.closing = true;
+  });
+  // Every refusal names the last block stored, as the original's do; the store read now, or the last one known.
+  const withBlock = async (reply: FastifyReply) => {
+    setBlockHeaders(reply, await store.lastBlock().catch(() => known.latest()));
+  };
+  app.setErrorHandler(async (error, request, reply) => {
+    await withBlock(reply);
+    return handleError(error, request, reply);
+  });
+  app.setNotFoundHandler(async (_request, reply) => {
+    await withBlock(reply);
+    return sendError(reply, new RouteNotFoundError('Not Found'));
+  });
 
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
-  await app.register(queryRoutes, { store: opts.store, cache });
-  await app.register(healthRoute, { store: opts.store });
-  await app.register(ingestStatusRoute, { status: opts.ingestStatus, store: opts.store });
+  if (http.corsOrigins !== '*' && http.corsOrigins.length > 0) {
+    // The front door's `Vary: Origin` kept beside what the routes and compression say.
+    app.addHook('onSend', async (_request, reply, payload) => {
+      const early = reply.raw.getHeader('vary');
+      const late = reply.getHeader('vary');
+      if (early !== undefined && late !== undefined) reply.header('vary', mergeVary(early, late));
+      return payload;
+    });
+  }
+  await app.register(queryRoutes, { store, cache, limits });
+  await app.register(healthRoute, { store, ingestStatus: opts.ingestStatus, readyMaxLagSeconds: http.readyMaxLagSeconds });
+  await app.register(ingestStatusRoute, { status: opts.ingestStatus, store });
   return app;
 }

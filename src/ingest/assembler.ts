@@ -19,6 +19,8 @@ export interface AssemblerCounts {
  */
 export class BlockAssembler {
   private open: OpenBlock | undefined;
+  /** The last block closed, once one has been: from then on only a BeginBlock may follow an EndBlock. */
+  private closed: bigint | undefined;
   readonly counts: AssemblerCounts = { outsideBlock: 0, skippedByType: new Map() };
 
   /** Height of the block being assembled, if any. */
@@ -37,6 +39,12 @@ export class BlockAssembler {
     }
     const block = this.open;
     if (!block) {
+      // The core sends nothing between blocks: after an EndBlock, anything but
+      // a BeginBlock is a damaged one, and skipping the block's events as
+      // outside any block would lose it without a word.
+      if (this.closed !== undefined) {
+        throw new CorruptInputError(`event ${e.id} (type ${e.type}) comes after block ${this.closed}'s EndBlock, where a BeginBlock must`);
+      }
       // A stream may start in the middle of a block (a rotated file, a core
       // reconnecting): those events cannot be stored atomically, so skip them.
       this.counts.outsideBlock++;
@@ -59,6 +67,7 @@ export class BlockAssembler {
           throw new CorruptInputError(`EndBlock ${e.height} closes block ${block.height}`);
         }
         this.open = undefined;
+        this.closed = block.height;
         return toBlock(block);
       case 'order':
         block.orders.push(e.order);
@@ -84,9 +93,13 @@ export class BlockAssembler {
     }
   }
 
-  /** Drops a half-assembled block (its source broke off and will resend it). */
+  /**
+   * Drops a half-assembled block (its source broke off and will resend it).
+   * The stream starts again, and may start inside a block, as at first.
+   */
   discardOpenBlock(): void {
     this.open = undefined;
+    this.closed = undefined;
   }
 }
 

@@ -1,16 +1,15 @@
-import { closeSync, createReadStream, open as openFdCallback, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, open as openFdCallback, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Socket } from 'node:net';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { constants as zlib, createGunzip } from 'node:zlib';
-import { CorruptInputError } from '../errors.js';
+import { CorruptInputError, UsageError } from '../errors.js';
 import { decodeBusEvent } from './codec.js';
 import { RecordSplitter } from './framing.js';
 import type { EventSource, OffsetUnit, SourceBatch, SourceEvent } from './source.js';
+import { verifiedGzipFile, verifiedGzipStream } from './verified-gzip.js';
 
 export interface FileSourceOptions {
   /**
@@ -24,6 +23,12 @@ export interface FileSourceOptions {
   pollMs?: number;
   /** Stops a followed file, a pipe or a FIFO. */
   signal?: AbortSignal;
+  /**
+   * A gzip file cut short inside a member (so that member's CRC-32 and length
+   * are missing) hands on that member's whole records too, unverified; without
+   * it, nothing of that member is read and the source fails saying it is cut.
+   */
+  acceptUnverified?: boolean;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -37,8 +42,6 @@ const CHUNK_BYTES = 1 << 20;
 const BATCH_EVENTS = 128;
 /** What every gzip member starts with (RFC 1952). */
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
-/** zlib's output chunks: fewer, larger ones mean fewer splitter joins. */
-const GUNZIP_CHUNK_BYTES = 1 << 16;
 
 /**
  * Events of a framed event file: a regular file, a pipe, a FIFO or a character
@@ -50,6 +53,12 @@ const GUNZIP_CHUNK_BYTES = 1 << 16;
  *
  * A source that ends inside a record (its writer was cut off) ends normally:
  * its last batch, which may hold no events, carries `cutOff`.
+ *
+ * Of a gzip file, only members whose CRC-32 and length were checked are read
+ * (./verified-gzip.ts): a member that fails its check, or that the file ends
+ * inside (unless `acceptUnverified`), hands on nothing of itself; the source
+ * then fails with a CorruptInputError naming it, at the uncompressed offset
+ * where it starts, after the records of the members before it.
  */
 export function fileSource(path: string, opts: FileSourceOptions = {}): EventSource {
   let unit: OffsetUnit = 'byte';
@@ -64,6 +73,7 @@ export function fileSource(path: string, opts: FileSourceOptions = {}): EventSou
 
 async function* readFile(path: string, opts: FileSourceOptions, setUnit: (u: OffsetUnit) => void): AsyncGenerator<SourceBatch> {
   const info = await stat(path);
+  checkReadable(path, info);
   if (!info.isFile()) {
     // Pipes, FIFOs and devices (`<(gunzip -c f)` is /dev/fd/63) can neither seek nor be read at a position.
     yield* readStream(await openStream(path, info.isFIFO()), opts, setUnit);
@@ -86,7 +96,7 @@ async function* readFile(path: string, opts: FileSourceOptions, setUnit: (u: Off
         { offset: 0 },
       );
     }
-    yield* readStream(fh.createReadStream({ start: 0, highWaterMark: CHUNK_BYTES, autoClose: false }), opts, setUnit);
+    yield* decodeChunks(verifiedGzipFile(fh, opts), opts.signal);
   } finally {
     await fh.close();
   }
@@ -136,7 +146,7 @@ async function* readStream(raw: Readable, opts: FileSourceOptions, setUnit: (u: 
   try {
     const { gzip, all } = await sniffGzip(chunks);
     setUnit(gzip ? 'uncompressed byte' : 'byte');
-    yield* decodeChunks(gzip ? gunzipped(all) : all, opts.signal);
+    yield* decodeChunks(gzip ? verifiedGzipStream(all, opts) : all, opts.signal);
   } finally {
     // First the stream: a read still waiting on it (zlib's input reads ahead) would hold up the return.
     raw.destroy();
@@ -158,6 +168,32 @@ async function* chunksOf(raw: Readable, signal: AbortSignal | undefined): AsyncG
     signal?.removeEventListener('abort', stop);
     raw.destroy();
   }
+}
+
+/**
+ * Throws a UsageError naming `path` unless it is something events can be read
+ * from: a regular file, a pipe or FIFO, or a character device (a terminal,
+ * /dev/stdin). A directory, a socket or a block device is none of them.
+ */
+function checkReadable(path: string, info: Stats): void {
+  if (info.isFile() || info.isFIFO() || info.isCharacterDevice()) return;
+  const what = info.isDirectory() ? 'a directory' : info.isSocket() ? 'a socket' : info.isBlockDevice() ? 'a block device' : 'not a regular file';
+  throw new UsageError(`not a file: ${path} is ${what}`);
+}
+
+/**
+ * Checks, before anything is read, that `path` names an event file that can
+ * be read: a UsageError naming it if it does not exist or is not a file.
+ */
+export function checkEventFile(path: string): void {
+  let info: Stats;
+  try {
+    info = statSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`no such file: ${path}`);
+    throw e;
+  }
+  checkReadable(path, info);
 }
 
 /**
@@ -201,38 +237,6 @@ async function sniffGzip(chunks: AsyncGenerator<Buffer>): Promise<{ gzip: boolea
     yield* chunks;
   }
   return { gzip: isGzip(head), all: all() };
-}
-
-/**
- * The uncompressed bytes of a gzip stream (concatenated members are one
- * stream, as zlib reads them). A stream that ends early is not an error:
- * zlib finishes it with a sync flush, so every byte it holds comes out and the
- * record splitter reports the cut. (With zlib's default finish, its "unexpected
- * end of file" destroys the stream, and the output it still buffered is lost.)
- * Corrupt data fails with a CorruptInputError at the uncompressed offset reached;
- * zlib drops the output of the step that failed (at most a chunk).
- */
-async function* gunzipped(compressed: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const gunzip = createGunzip({ finishFlush: zlib.Z_SYNC_FLUSH, chunkSize: GUNZIP_CHUNK_BYTES });
-  // A failure of either side also ends the loop below, which throws it.
-  pipeline(Readable.from(compressed), gunzip).catch(() => undefined);
-  let reached = 0;
-  try {
-    for await (const chunk of gunzip) {
-      reached += (chunk as Buffer).length;
-      yield chunk as Buffer;
-    }
-  } catch (e) {
-    if (isZlibError(e)) throw new CorruptInputError(`not valid gzip data (${e.message})`, { offset: reached });
-    throw e;
-  } finally {
-    gunzip.destroy();
-  }
-}
-
-function isZlibError(e: unknown): e is Error {
-  const code = (e as { code?: unknown } | undefined)?.code;
-  return e instanceof Error && typeof code === 'string' && code.startsWith('Z_');
 }
 
 /**

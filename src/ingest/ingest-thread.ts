@@ -14,6 +14,8 @@ export interface IngestThreadInput {
   spec: string;
   follow: boolean;
   allowGaps: boolean;
+  /** Of a gzip file cut short, store the whole blocks of its last member too, unverified. */
+  acceptUnverified: boolean;
 }
 
 export type IngestThreadMessage =
@@ -58,7 +60,7 @@ async function run(input: IngestThreadInput, post: (m: IngestThreadMessage) => v
   };
   try {
     const source = openSourceSpec(input.spec, {
-      follow: input.follow, signal,
+      follow: input.follow, acceptUnverified: input.acceptUnverified, signal,
       log: (level, msg) => post({ type: 'log', level, msg }),
       onListening: (a) => post({ type: 'listening', ...a }),
     });

@@ -7,6 +7,8 @@ import type { EventSource } from './source.js';
 export interface SourceSpecOptions {
   /** Keep reading a file:// source as it grows. */
   follow?: boolean;
+  /** Of a gzip file:// source cut short, read the whole records of its last member too, unverified. */
+  acceptUnverified?: boolean;
   signal?: AbortSignal;
   log?: (level: 'info' | 'warn', msg: string) => void;
   onListening?: (address: { host: string; port: number }) => void;
@@ -50,7 +52,7 @@ export function openSourceSpec(spec: string, opts: SourceSpecOptions = {}): Even
   const s = parseSourceSpec(spec);
   switch (s.kind) {
     case 'file':
-      return fileSource(s.path, { follow: opts.follow ?? false, signal: opts.signal });
+      return fileSource(s.path, { follow: opts.follow ?? false, acceptUnverified: opts.acceptUnverified ?? false, signal: opts.signal });
     case 'ndjson':
       return s.path === '-' ? ndjsonSource('-', opts.stdin) : ndjsonSource(s.path);
     case 'socket':

@@ -220,6 +220,8 @@ function orderArms(dialect: SqlDialect, plan: OrderPlan, range: KeyRange<OrderKe
 export function orderQueries(
   dialect: SqlDialect, filter: OrderFilter, page: PageRequest<OrderKey>, stats: OrderStats,
 ): PageQueries | undefined {
+  // A reference no stored order can have: asking the database would only make it refuse the value.
+  if (!dialect.textHoldsNul && filter.reference?.includes('\0')) return undefined;
   const scans = planPage(page);
   const plan = planOrderQuery(filter, stats);
   if (plan === undefined) return undefined;

@@ -213,6 +213,24 @@ const ID_SELECTIVITY: Partial<Record<OrderDimension, number>> = {
 /** More branches than this cost more in merging than they save in scanning. */
 export const MAX_BRANCHES = 64;
 
+/**
+ * Parameters a page's statements may bind at most: each arm binds the
+ * residual filter's values again, and SQLite refuses a statement of more than
+ * 32,766 (PostgreSQL, whose one statement holds the rows' and the check's
+ * arms, 65,535). 64 branches of a 1,000-value residual list would be 64,000.
+ */
+export const MAX_PAGE_PARAMETERS = 30_000;
+
+/** Parameters one arm binds beside its residual values: its pinned values, the key range's bounds, the limit. */
+const ARM_PARAMETERS = 8;
+
+/** Values the residual filter of a plan on `path` binds in each arm. */
+function residualValues(f: OrderFilter, p: OrderAccessPath): number {
+  const r = residualOf(f, p);
+  return (r.statuses?.length ?? 0) + (r.types?.length ?? 0) + (r.timeInForces?.length ?? 0) +
+    (r.partyIds?.length ?? 0) + (r.marketIds?.length ?? 0) + (r.reference === undefined ? 0 : 1);
+}
+
 /** Each extra branch is a separate index descent; weigh it like reading this many rows. */
 const BRANCH_COST_ROWS = 20;
 
@@ -318,6 +336,8 @@ export function planOrderQuery(filter: OrderFilter, stats: OrderStats): OrderPla
     if (lists.some((l) => l === undefined)) continue;
     const branches = cartesian(lists as (string | number)[][]);
     if (branches.length > MAX_BRANCHES) continue;
+    // The rows' arms and the existence check's, each binding the residual values.
+    if (2 * branches.length * (residualValues(f, p) + ARM_PARAMETERS) > MAX_PAGE_PARAMETERS) continue;
     const cost = estimatedShare(p, f, stats) * stats.total + branches.length * BRANCH_COST_ROWS;
     if (best === undefined || cost < best.cost) best = { plan: { path: p, branches, residual: residualOf(f, p) }, cost };
   }

@@ -18,4 +18,10 @@ export interface SqlDialect {
    * the database to merge the arms along their indexes rather than sort them.
    */
   limitEachArm: boolean;
+  /**
+   * Whether its text can hold U+0000. PostgreSQL's cannot (ingestion stops at
+   * an event with one), so no stored text equals a value that has one, and
+   * the database refuses such a value as a parameter.
+   */
+  textHoldsNul: boolean;
 }

@@ -25,6 +25,12 @@ export interface OpenOptions {
    * must be at this version already.
    */
   readOnly?: boolean;
+  /**
+   * PostgreSQL cancels a query running longer than this (and one waiting as
+   * long for a connection); 0 or absent: never. SQLite runs a query to its
+   * end on the caller's thread, which nothing can cut short.
+   */
+  queryTimeoutMs?: number | undefined;
 }
 
 export interface WriterOptions {

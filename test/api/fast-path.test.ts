@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { InternalApiError } from '../../src/api/errors.js';
+import { QueryTimeoutError } from '../../src/errors.js';
 import { buildServer } from '../../src/api/server.js';
 import { STATUS } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
@@ -206,4 +209,41 @@ test('with every request logged, every request goes through Fastify', async (t) 
   const { port, viaFastify } = await serve(t, true);
   for (let i = 1; i <= 3; i++) await get(port, `${ORDERS}?pagination.first=5`);
   assert.equal(viaFastify(), 3);
+});
+
+/** The bytes the heap holds once the collector has run. */
+function heapAfterGc(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  return process.memoryUsage().heapUsed;
+}
+
+test('the URLs the fast path remembers stay within their bytes, however many and long they are', async (t) => {
+  const { store } = await filledStore(t);
+  const { port } = await listen(t, store, false);
+  const pad = 'x'.repeat(12_000);
+  // Warm up (Fastify, the cache's one answer), then 2,000 distinct 12 KB URLs of one answer: 24 MB of URLs.
+  for (let i = 0; i < 20; i++) await get(port, `${ORDERS}?pagination.first=1&warm=${i}`);
+  const before = heapAfterGc();
+  for (let i = 0; i < 2000; i++) assert.equal((await get(port, `${ORDERS}?pagination.first=1&unused=${i}${pad}`)).status, 200);
+  const grown = heapAfterGc() - before;
+  assert.ok(grown < 10 << 20, `the heap grew by ${(grown / 2 ** 20).toFixed(1)} MB for 24 MB of URLs (bound: 4 MB)`);
+});
+
+test('a store that fails on the fast path is not asked again by Fastify: one query cut off is one query', async (t) => {
+  const { store } = await filledStore(t);
+  let asked = 0;
+  const timingOut: QueryStore = {
+    listOrders: () => (asked++, Promise.reject(new QueryTimeoutError('cancelled past its time limit'))),
+    listBundles: (f, p) => store.listBundles(f, p),
+    lastBlock: () => store.lastBlock(),
+    close: () => store.close(),
+  };
+  const { port, viaFastify } = await listen(t, timingOut, false);
+  const answer = await get(port, `${ORDERS}?pagination.first=5`);
+  assert.equal(answer.status, 504);
+  assert.equal(JSON.parse(answer.body.toString()).code, 4);
+  assert.ok(answer.headers.includes('X-Block-Height: 2'));
+  assert.equal(viaFastify(), 1, 'Fastify said what went wrong');
+  assert.equal(asked, 1, 'the store was asked once');
 });

@@ -89,12 +89,16 @@ test('a failing store is a 500 with a generic message; the cause is logged, not 
     store: failing,
     logger: { level: 'error', stream: { write: (line: string) => { logged.push(line); } } },
   });
-  for (const url of ['/api/v2/orders', '/api/v2/erc20/multisigcontrol/signer/added/bundles', '/health']) {
+  for (const url of ['/api/v2/orders', '/api/v2/erc20/multisigcontrol/signer/added/bundles']) {
     const reply = await get(app, url);
     assertErrorReply(reply, 500, 13, undefined);
     assert.deepEqual(reply.json, { code: 13, message: 'internal error', details: [] });
     assert.ok(!reply.body.includes('SQLITE') && !reply.body.includes('stack') && !reply.body.includes('boom'));
   }
+  // Health says the store cannot be read, by the kind of fault only (test/api/health.test.ts).
+  const health = await get(app, '/health');
+  assert.equal(health.status, 503);
+  assert.ok(!health.body.includes('disk gone'));
   assert.ok(logged.some((line) => line.includes('SQLITE_CORRUPT')), 'the cause reaches the log');
   await app.close();
 });

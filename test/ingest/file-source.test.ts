@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { constants as zlib, gunzipSync, gzipSync } from 'node:zlib';
-import { CorruptInputError, IngestError } from '../../src/errors.js';
+import { constants as zlib, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
+import { CorruptInputError, IngestError, UsageError } from '../../src/errors.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import type { EventSource, SourceBatch } from '../../src/ingest/source.js';
@@ -49,6 +49,7 @@ interface Read {
   offsets: number[];
   ids: string[];
   cutOff: SourceBatch['cutOff'];
+  /** What the source threw (in a pipe reader: its message). */
   error?: unknown;
   unit: EventSource['unit'];
 }
@@ -200,14 +201,42 @@ test('concatenated gzip members are one stream, even split inside a record', asy
   assert.equal(read.cutOff, undefined);
 });
 
-test('a gzip file cut short ends normally: every whole record it holds, then cutOff in uncompressed bytes', async () => {
+test('a gzip file cut short inside its only member hands over nothing of it, and fails saying it is cut', async () => {
+  const gz = gzipSync(manyFile);
+  const path = write('cut-only.events.gz', gz.subarray(0, Math.floor(gz.length * 0.6)));
+  const read = await readAll(fileSource(path));
+  assert.ok(read.error instanceof CorruptInputError, String(read.error));
+  assert.match(read.error.message, /^gzip member 1 \(from compressed byte offset 0\) is cut short: the stream ends in its compressed data, \d+ bytes into the member, before its CRC-32 and length; nothing of it is stored/);
+  assert.equal(read.error.offset, 0);
+  assert.deepEqual(read.ids, []);
+  assert.equal(read.unit, 'uncompressed byte');
+
+  const store = new RecordingStore();
+  await assert.rejects(ingest(fileSource(path), store), (e: unknown) => e instanceof IngestError && /is cut short/.test(e.message));
+  assert.deepEqual(store.blocks, [], 'no block of the unverified member');
+});
+
+test('a gzip file cut short inside a later member: the records of the members before it, nothing of the cut one', async () => {
+  const cuts = [0, 40_000, recordOffset(manyFile, 300) + 7, 150_000, manyFile.length];
+  const members = cuts.slice(1).map((end, i) => gzipSync(manyFile.subarray(cuts[i], end)));
+  const start = members[0]!.length + members[1]!.length;
+  const cut = Buffer.concat([...members.slice(0, 2), members[2]!.subarray(0, 100)]);
+  const read = await readAll(fileSource(write('cut-later.events.gz', cut)));
+  assert.ok(read.error instanceof CorruptInputError, String(read.error));
+  assert.match(read.error.message, new RegExp(`^gzip member 3 \\(from compressed byte offset ${start}\\) is cut short`));
+  assert.equal(read.error.offset, cuts[2]);
+  assert.deepEqual(read.offsets, wholeRecords(manyFile, cuts[2]));
+  assert.equal(read.cutOff, undefined);
+});
+
+test('with acceptUnverified, a gzip file cut short ends normally: every whole record it holds, then cutOff in uncompressed bytes', async () => {
   const gz = gzipSync(manyFile);
   const cut = gz.subarray(0, Math.floor(gz.length * 0.6));
   // What the cut file holds: all zlib can decompress of it (its documented way to read truncated input).
   const held = gunzipSync(cut, { finishFlush: zlib.Z_SYNC_FLUSH }).length;
   const whole = wholeRecords(manyFile, held);
   assert.ok(whole.length > 100 && whole.length < manyEvents.length, `${whole.length} whole records`);
-  const read = await readAll(fileSource(write('cut.events.gz', cut)));
+  const read = await readAll(fileSource(write('cut.events.gz', cut), { acceptUnverified: true }));
   assert.equal(read.error, undefined);
   assert.deepEqual(read.ids, ids(manyEvents.slice(0, whole.length)));
   assert.deepEqual(read.offsets, whole);
@@ -216,26 +245,106 @@ test('a gzip file cut short ends normally: every whole record it holds, then cut
   assert.equal(read.unit, 'uncompressed byte');
 });
 
-test('corrupt gzip data fails as not valid gzip data at the uncompressed offset reached, after the events before it', async () => {
-  const first = manyFile.subarray(0, 150_000);
+test('a gzip member that zlib refuses fails, named, at the uncompressed offset where it starts, after the events before it', async () => {
+  const first = gzipSync(manyFile.subarray(0, 150_000));
   const second = gzipSync(manyFile.subarray(150_000));
   second[2] = 7; // compression method 7 does not exist
-  const path = write('corrupt.events.gz', Buffer.concat([gzipSync(first), second]));
+  const path = write('corrupt.events.gz', Buffer.concat([first, second]));
   const read = await readAll(fileSource(path));
   assert.ok(read.error instanceof CorruptInputError, String(read.error));
-  assert.match(read.error.message, /not valid gzip data/);
-  assert.ok(read.error.offset! <= first.length, `offset ${read.error.offset}`);
+  assert.equal(read.error.message, `gzip member 2 (from compressed byte offset ${first.length}) fails its check: its compression method is 7, not DEFLATE (8); nothing of it is stored`);
+  assert.equal(read.error.offset, 150_000);
   assert.ok(read.offsets.length > 0, 'the events before it are handed over');
-  assert.deepEqual(read.offsets, wholeRecords(manyFile, read.error.offset));
+  assert.deepEqual(read.offsets, wholeRecords(manyFile, 150_000));
   assert.equal(read.cutOff, undefined);
 
   const store = new RecordingStore();
   await assert.rejects(ingest(fileSource(path), store), (e: unknown) => {
     assert.ok(e instanceof IngestError);
-    assert.match(e.message, /: uncompressed byte offset \d+, .*not valid gzip data/);
+    assert.match(e.message, /: uncompressed byte offset 150000, in block \d+: gzip member 2 .* fails its check/);
     return true;
   });
   assert.ok(store.blocks.length > 0, 'the whole blocks before it are stored');
+});
+
+/** Three blocks whose order of block 2 has a price found nowhere else in the file. */
+const pricedBlocks = [1n, 2n, 3n].flatMap((h) => blockEvents(h, [{ kind: 'order', order: order(Number(h), h === 2n ? { price: '987654321' } : {}) }]));
+
+/** A gzip of `file` stored uncompressed (level 0), with one digit of the price changed inside it: DEFLATE still decodes, only the CRC-32 tells. */
+function alteredPrice(file: Buffer): Buffer {
+  const gz = gzipSync(file, { level: 0 });
+  const at = gz.indexOf('987654321');
+  assert.ok(at > 0 && gz.indexOf('987654321', at + 1) < 0, 'the price once in the gzip');
+  gz[at] = 0x31; // 187654321
+  // Its DEFLATE data (after zlib's 10-byte header, before the 8-byte trailer) still inflate, to the changed price.
+  assert.ok(inflateRawSync(gz.subarray(10, gz.length - 8)).includes('187654321'), 'the changed price decodes');
+  return gz;
+}
+
+test('a gzip member whose data fails its CRC-32 hands over nothing of itself: no event before the check', async () => {
+  const path = write('altered.events.gz', alteredPrice(eventFile(pricedBlocks)));
+  const read = await readAll(fileSource(path));
+  assert.ok(read.error instanceof CorruptInputError, String(read.error));
+  assert.match(read.error.message, /^gzip member 1 \(from compressed byte offset 0\) fails its check: the CRC-32 of its data is 0x[0-9a-f]{8}, its trailer says 0x[0-9a-f]{8}; nothing of it is stored$/);
+  assert.equal(read.error.offset, 0);
+  assert.deepEqual(read.ids, [], 'not one event of the member');
+
+  const store = new RecordingStore();
+  await assert.rejects(ingest(fileSource(path), store), (e: unknown) => {
+    assert.ok(e instanceof IngestError);
+    assert.match(e.message, /: uncompressed byte offset 0, outside any block: gzip member 1 .* fails its check/);
+    return true;
+  });
+  assert.deepEqual(store.blocks, [], 'no block stored, so no altered price');
+});
+
+test('a failing member between good ones: the records of the members before it only', async () => {
+  const file = eventFile(pricedBlocks);
+  const split = [recordOffset(file, 2), recordOffset(file, 7), file.length];
+  const members = [gzipSync(file.subarray(0, split[0])), alteredPrice(file.subarray(split[0], split[1])), gzipSync(file.subarray(split[1]))];
+  const read = await readAll(fileSource(write('altered-middle.events.gz', Buffer.concat(members))));
+  assert.ok(read.error instanceof CorruptInputError, String(read.error));
+  assert.match(read.error.message, new RegExp(`^gzip member 2 \\(from compressed byte offset ${members[0]!.length}\\) fails its check: the CRC-32`));
+  assert.equal(read.error.offset, split[0]);
+  assert.deepEqual(read.offsets, wholeRecords(file, split[0]));
+});
+
+test('bytes after the last member that start no member fail, after every record', async () => {
+  const read = await readAll(fileSource(write('trailing.events.gz', Buffer.concat([gzipSync(manyFile), Buffer.from('junk')]))));
+  assert.ok(read.error instanceof CorruptInputError, String(read.error));
+  assert.match(read.error.message, /^gzip member 2 \(from compressed byte offset \d+\) fails its check: it does not start as a gzip member does \(1f 8b\) but with 6a75/);
+  assert.equal(read.error.offset, manyFile.length);
+  assert.deepEqual(read.offsets, wholeRecords(manyFile));
+});
+
+test('a gzip file changed in place after its check is refused, not read as the bytes that were checked', async () => {
+  // Level 0 and several MB, so that the change lands while most of it is still to be read.
+  const big = eventFile(Array.from({ length: 2500 }, (_, b) => BigInt(b + 1)).flatMap((h) =>
+    blockEvents(h, Array.from({ length: 8 }, (_, i) => ({ kind: 'order' as const, order: order(Number(h) * 10 + i) })))));
+  const gz = gzipSync(big, { level: 0 });
+  assert.ok(gz.length > 6 << 20, `${gz.length} bytes`);
+  const path = write('changing.events.gz', gz);
+  let seen = 0;
+  let error: unknown;
+  try {
+    for await (const batch of fileSource(path).events()) {
+      if (seen === 0) writeFileSync(path, gz); // the same bytes, but written again: the file has changed
+      seen += batch.events.length;
+    }
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error instanceof CorruptInputError, String(error));
+  assert.match(error.message, /the file changed after its gzip members were checked/);
+  assert.ok(seen < 8 * 2500, `${seen} events read`);
+});
+
+test('a directory is not an event file: a usage error naming it', async () => {
+  const sub = join(dir, 'a-directory');
+  mkdirSync(sub);
+  const read = await readAll(fileSource(sub));
+  assert.ok(read.error instanceof UsageError, String(read.error));
+  assert.equal(read.error.message, `not a file: ${sub} is a directory`);
 });
 
 test('a gzip file cannot be followed: refused when opened', async () => {
@@ -268,20 +377,28 @@ const PIPE_READER = `
 const { fileSource } = await import(process.argv[1]);
 const source = fileSource(process.argv[2]);
 const out = { offsets: [], ids: [] };
-for await (const b of source.events()) {
-  out.offsets.push(...b.events.map((e) => e.offset));
-  out.ids.push(...b.events.map((e) => e.event.id));
-  if (b.cutOff) out.cutOff = b.cutOff;
+try {
+  for await (const b of source.events()) {
+    out.offsets.push(...b.events.map((e) => e.offset));
+    out.ids.push(...b.events.map((e) => e.event.id));
+    if (b.cutOff) out.cutOff = b.cutOff;
+  }
+} catch (e) {
+  out.error = e.message;
 }
 out.unit = source.unit;
 out.name = source.name;
 console.log(JSON.stringify(out));
 `;
 
+/** The temporary folder of the pipe readers: a gzip pipe is spooled there, and nothing may be left. */
+const pipeTmp = join(dir, 'pipe-tmp');
+mkdirSync(pipeTmp);
+
 async function readThroughPipe(file: string): Promise<Read & { name: string }> {
   const module = new URL('../../src/ingest/file-source.js', import.meta.url).href;
   const child = spawn('bash', ['-c', 'exec "$0" --input-type=module -e "$1" "$2" <(cat "$3")', process.execPath, PIPE_READER, module, file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: pipeTmp },
   });
   let out = '';
   let err = '';
@@ -303,6 +420,13 @@ test('a pipe (<(cat file)) is read as a stream to its end: plain, gzip, and cut 
   const gz = await readThroughPipe(write('pipe.events.gz', gzipSync(manyFile)));
   assert.equal(gz.unit, 'uncompressed byte');
   assert.deepEqual(gz.offsets, wholeRecords(manyFile));
+  assert.equal(gz.error, undefined);
+
+  // Checked before anything is handed over, though a pipe is read once: spooled, and the spool gone after.
+  const altered = await readThroughPipe(write('pipe-altered.events.gz', alteredPrice(eventFile(pricedBlocks))));
+  assert.match(String(altered.error), /^gzip member 1 \(from compressed byte offset 0\) fails its check: the CRC-32/);
+  assert.deepEqual(altered.ids, []);
+  assert.deepEqual(readdirSync(pipeTmp), [], 'no spool left behind');
 
   const cut = recordOffset(manyFile, 500) + 9;
   const short = await readThroughPipe(write('pipe-cut.events', manyFile.subarray(0, cut)));
@@ -334,11 +458,19 @@ test('a FIFO may carry gzip, cut short too', async () => {
   assert.deepEqual(read.offsets, wholeRecords(manyFile));
   assert.equal(read.cutOff, undefined);
 
-  const cutPath = fifo('gzip-cut.fifo');
   const cut = gz.subarray(0, Math.floor(gz.length / 2));
+  const cutFile = write('fifo-cut.events.gz', cut);
+  const refusedPath = fifo('gzip-cut-refused.fifo');
+  const rw = writer(refusedPath, 'cat "$1"', cutFile);
+  const refused = await readAll(fileSource(refusedPath));
+  assert.equal(await rw.exited, 0);
+  assert.match(String(refused.error), /gzip member 1 \(from compressed byte offset 0\) is cut short/);
+  assert.deepEqual(refused.ids, []);
+
+  const cutPath = fifo('gzip-cut.fifo');
   const held = gunzipSync(cut, { finishFlush: zlib.Z_SYNC_FLUSH }).length;
-  const cw = writer(cutPath, 'cat "$1"', write('fifo-cut.events.gz', cut));
-  const short = await readAll(fileSource(cutPath));
+  const cw = writer(cutPath, 'cat "$1"', cutFile);
+  const short = await readAll(fileSource(cutPath, { acceptUnverified: true }));
   assert.equal(await cw.exited, 0);
   assert.equal(short.error, undefined);
   assert.deepEqual(short.offsets, wholeRecords(manyFile, held));

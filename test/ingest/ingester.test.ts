@@ -56,6 +56,43 @@ test('events before the first BeginBlock are counted and left out; a mid-stream 
   );
 });
 
+test('after a block, only a BeginBlock may come: a block whose BeginBlock is damaged is an error, not silently left out', async () => {
+  // Found while fuzzing the decoders: the last block's BeginBlock turned into another event type made the
+  // whole block events "outside any block", counted and skipped, and ingestion ended as if it had not been sent.
+  const damaged = (events: BusEvent[], i: number): BusEvent[] =>
+    events.map((e, k) => (k === i ? { id: e.id, block: e.block, chainId: e.chainId, type: 3, kind: 'other' } : e));
+  const events = blocks(1n, 2n, 3n);
+  const lastBegin = events.map((e) => e.kind).lastIndexOf('beginBlock');
+  const store = new RecordingStore();
+  await assert.rejects(ingest(source(damaged(events, lastBegin)), store), (e: unknown) => {
+    assert.ok(e instanceof IngestError, String(e));
+    assert.match(e.message, /^test:\/\/events: message \d+, outside any block: event 3-1 \(type 3\) comes after block 2's EndBlock, where a BeginBlock must$/);
+    assert.equal(e.position?.offset, lastBegin);
+    return true;
+  });
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n]);
+
+  // A damaged EndBlock's successor stays an error too, of its own (not the gap it used to leave behind).
+  const middle = blocks(1n, 2n, 3n, 4n);
+  await assert.rejects(ingest(source(damaged(middle, middle.findIndex((e) => e.kind === 'beginBlock' && e.height === 3n))), new RecordingStore()),
+    /event 3-1 \(type 3\) comes after block 2's EndBlock, where a BeginBlock must/);
+});
+
+test('a source that starts again (a core reconnecting) may start inside a block: its events before a BeginBlock are counted and left out', async () => {
+  const [one, two] = [blocks(1n), blocks(2n)];
+  const store = new RecordingStore();
+  const stats = await ingest({
+    name: 'test://restart', unit: 'message',
+    async *events() {
+      yield { events: [...one, ...two.slice(0, 2)].map((event, offset) => ({ event, offset })) };
+      // The new peer resends from inside block 1: its EndBlock first, then block 2 whole.
+      yield { restart: true, events: [one.at(-1)!, ...two].map((event, offset) => ({ event, offset: 100 + offset })) };
+    },
+  }, store);
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n]);
+  assert.equal(stats.eventsOutsideBlock, 1);
+});
+
 test('an event claiming another block inside a block is refused, by its block field or its id', async () => {
   const events = blocks(1n);
   events[1] = { ...events[1]!, block: blockHash(9n).toUpperCase() };

@@ -7,8 +7,9 @@ import { after, test } from 'node:test';
 import { IngestError } from '../../src/errors.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import { busEventFromJson, busEventToJson } from '../../src/ingest/json-codec.js';
-import { ndjsonSource } from '../../src/ingest/ndjson-source.js';
+import { MAX_LINE_BYTES, ndjsonSource } from '../../src/ingest/ndjson-source.js';
 import { blockEvents, order } from '../support/events.js';
+import { within } from '../support/fuzz.js';
 import { RecordingStore } from '../support/recording-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-ndjson-'));
@@ -105,4 +106,46 @@ test('a whole last line (ending in a newline) that is not JSON is still an error
     return true;
   });
   assert.deepEqual(store.blocks.map((b) => b.height), [1n]);
+});
+
+/** `chunk` over and over, `times` times or without end. */
+function* repeated(chunk: Buffer, times = Infinity): Generator<Buffer> {
+  for (let i = 0; i < times; i++) yield chunk;
+}
+
+test('a line that never ends is refused once it is longer than an event can be, without reading on', async () => {
+  const read = { bytes: 0 };
+  const endless = Readable.from((function* () {
+    for (const chunk of repeated(Buffer.alloc(64 << 10, 0x61))) {
+      read.bytes += chunk.length;
+      yield chunk;
+    }
+  })());
+  const store = new RecordingStore();
+  const input = Readable.from((async function* () {
+    yield Buffer.from(ndjson(events.slice(0, 5)));
+    yield* endless;
+  })());
+  // Before the limit this read on for ever, each chunk copying the line so far.
+  await assert.rejects(within(20_000, 'reading an endless line', ingest(ndjsonSource('-', input), store)), (e: unknown) => {
+    assert.ok(e instanceof IngestError, String(e));
+    assert.match(e.message, /^ndjson:-: byte offset \d+, outside any block: a line longer than 67108864 bytes: not an event$/);
+    assert.equal(e.position?.offset, Buffer.byteLength(ndjson(events.slice(0, 5))), 'the line is placed where it starts');
+    return true;
+  });
+  // The streams read a few chunks ahead (16 objects for Readable.from): a MiB at most.
+  assert.ok(read.bytes <= MAX_LINE_BYTES + (1 << 20) + (64 << 10), `stopped reading after ${read.bytes} bytes`);
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n], 'the block before it is stored');
+});
+
+test('a 32 MiB line arriving in 64 KiB chunks is read in linear time', async () => {
+  const text = Buffer.from(ndjson(blockEvents(1n, [{ kind: 'order', order: order(1, { reference: 'r'.repeat(32 << 20) }) }])));
+  const chunks = Array.from({ length: Math.ceil(text.length / (64 << 10)) }, (_, i) => text.subarray(i * (64 << 10), (i + 1) * (64 << 10)));
+  const store = new RecordingStore();
+  const started = performance.now();
+  await ingest(ndjsonSource('-', Readable.from(chunks)), store);
+  const ms = performance.now() - started;
+  assert.equal(store.blocks[0]?.orders[0]?.reference.length, 32 << 20);
+  // Joined once it is whole: well under a second. Joined again on every chunk, as it was: ~16 s.
+  assert.ok(ms < 4000, `read in ${Math.round(ms)} ms`);
 });

@@ -1,6 +1,7 @@
 /**
  * `ledger-query ingest` of a simulated event file whose writer was cut off
- * inside a block, on a record boundary or inside a record, plain and gzipped:
+ * inside a block, on a record boundary or inside a record, plain and gzipped
+ * (a whole gzip of the cut file: its check passes, so the cut is the plain one):
  * every whole block is stored, one line names the incomplete block, exit 0;
  * once the rest of the file is written, ingesting it again completes it.
  */

@@ -143,10 +143,16 @@ test('embedded store: serve --no-ingest reads a store ingest wrote, serve --sour
 
   // With the embedded store an instance with a source is always the writer.
   const live = await serve(['--source', `file://${file}`, '--data-dir', join(dir, 'embedded-live')]);
+  // A wait for the end, not a timing: a loaded 2-core machine may take long, and a failure says what it saw.
+  let seen: unknown;
   await eventually('the embedded instance to write', async () => {
     const s = await ingestStatus(live);
+    seen = s;
+    assert.notEqual(s.state, 'failed', JSON.stringify(s));
     return s.role === 'writer' && s.state === 'finished';
-  }, 15_000);
+  }, 90_000).catch((e: unknown) => {
+    throw new Error(`${String(e)}; last status ${JSON.stringify(seen)}`);
+  });
   assert.equal((await ingestStatus(live)).lastBlock?.height, String(BLOCKS));
 
   const none = join(dir, 'nothing-here');

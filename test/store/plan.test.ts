@@ -6,6 +6,7 @@ import type { OrderKey } from '../../src/domain/order.js';
 import type { PageRequest, PageRow } from '../../src/domain/page.js';
 import {
   MAX_BRANCHES,
+  MAX_PAGE_PARAMETERS,
   ORDER_PATHS,
   assemblePage,
   normalizeOrderFilter,
@@ -157,6 +158,21 @@ test('planOrderQuery: more branches than MAX_BRANCHES fall back to another index
   assert.equal(p.path, ORDER_PATHS.time);
   assert.deepEqual(p.residual, { partyIds: many });
   assert.equal(planOrderQuery({ partyIds: many.slice(0, MAX_BRANCHES) }, stats)!.path, ORDER_PATHS.party);
+});
+
+test('planOrderQuery: no plan binds more parameters than a statement takes, whatever lists it is given', () => {
+  const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+  for (const filter of [
+    { partyIds: ids(64, 'p'), marketIds: ids(1000, 'm') },
+    { marketIds: ids(64, 'm'), partyIds: ids(1000, 'p'), statuses: [1, 2, 3] },
+    { reference: 'r', partyIds: ids(1000, 'p'), marketIds: ids(1000, 'm') },
+  ]) {
+    const p = planOrderQuery(filter, stats)!;
+    const residual = Object.values(p.residual).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : 1), 0);
+    assert.ok(2 * p.branches.length * (residual + 8) <= MAX_PAGE_PARAMETERS, `${p.path.name}: ${p.branches.length} arms of ${residual} values`);
+  }
+  // Within the bound, the branches are kept.
+  assert.equal(planOrderQuery({ partyIds: ids(64, 'p'), marketIds: ids(100, 'm') }, stats)!.branches.length, 64);
 });
 
 test('planBundleQuery: node id, then epoch, then submitter drive; the others are residual', () => {

@@ -8,6 +8,7 @@
  */
 import { OrderError, OrderStatus, OrderType, PeggedReference, Side, TimeInForce, type EnumTable } from '../../domain/enums.js';
 import { InternalError } from '../../errors.js';
+import type { ApiError, ErrorDetail } from '../errors.js';
 
 /** Orders per snapshot page and per updates message, as the original batches them. */
 export const FRAME_ORDERS = 50;
@@ -118,9 +119,25 @@ export function updateFrames(orders: readonly string[]): string[] {
   return frames;
 }
 
-/** The error frame that ends a stream: a google.rpc.Status, details left out when empty. */
-export function errorFrame(code: number, message: string, details: readonly unknown[] = []): string {
+/** A google.rpc.Status as the stream marshaler writes it: details, and their empty members, left out. */
+function status(code: number, message: string, details: readonly ErrorDetail[]): string {
   const members = new Members().number('code', code).string('message', message);
-  if (details.length > 0) members.raw('details', JSON.stringify(details).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
-  return `{"error":${members.toString()}}`;
+  if (details.length > 0) {
+    members.raw('details', `[${details.map((d) => new Members().string('@type', d['@type']).number('code', d.code).string('message', d.message).string('inner', d.inner).toString()).join(',')}]`);
+  }
+  return members.toString();
+}
+
+/** The error frame that ends a stream: a google.rpc.Status. */
+export function errorFrame(code: number, message: string, details: readonly ErrorDetail[] = []): string {
+  return `{"error":${status(code, message, details)}}`;
+}
+
+/**
+ * A refusal as the stream answers it before its first frame: what the
+ * gateway refuses itself as a bare status, what the data node refuses as an
+ * error frame.
+ */
+export function refusalBody(e: ApiError): string {
+  return e.fromGateway ? status(e.grpcCode, e.message, e.details) : errorFrame(e.grpcCode, e.message, e.details);
 }

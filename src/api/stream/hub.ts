@@ -8,35 +8,13 @@
  * distinct filter. A subscriber that falls behind by more than its buffer is
  * closed, saying why; it never slows the others or ingestion.
  */
+import type { BlockChanges, LiveOrders, OrderChange, StreamFilter } from '../../domain/order-stream.js';
 import { snapshotFrames, streamOrderJson, updateFrames } from './frames.js';
-import { StreamRefusal } from './request.js';
-
-/** What a subscriber asks for; empty lists mean "no filter". Ids as the client gave them. */
-export interface StreamFilter {
-  marketIds: readonly string[];
-  partyIds: readonly string[];
-  excludeLiquidity: boolean;
-}
-
-/** One order state a block changed, as the list shows it, with what the updates' filter compares. */
-export interface OrderChange {
-  /** The list's node (unary JSON). */
-  node: string;
-  /** Lower case, as stored. */
-  marketId: string;
-  partyId: string;
-}
-
-export interface BlockChanges {
-  height: bigint;
-  /** In the order the original batches them: each (order, version) once, where its last update in the block was. */
-  changes: OrderChange[];
-}
+import { StreamResumeError } from '../errors.js';
 
 /** What the hub reads of the store. */
 export interface OrderStreamSource {
-  /** The live orders a filter matches, in the list's order, and the block of the snapshot they were read in (0 before any). */
-  liveOrders(filter: StreamFilter): Promise<{ height: bigint; nodes: string[] }>;
+  liveOrders(filter: StreamFilter): Promise<LiveOrders>;
   /**
    * The changes of the blocks after `after`, up to `upTo`, in height order:
    * blocks that changed no order are left out, and at most `maxBlocks` given.
@@ -125,7 +103,7 @@ export class OrderStreamHub {
   /**
    * Starts a subscription: from a snapshot of the live orders it matches, or
    * with `fromBlock`, from the changes of the blocks after that one (a
-   * resume; a StreamRefusal, before any frame, for one the store cannot
+   * resume; a StreamResumeError, before any frame, for one the store cannot
    * serve). Resolves once the subscriber takes blocks as they come.
    */
   async subscribe(filter: StreamFilter, sink: FrameSink, fromBlock?: bigint): Promise<() => void> {
@@ -137,8 +115,9 @@ export class OrderStreamHub {
     } else {
       const first = await this.source.firstChangeHeight();
       if (fromBlock + 1n < first) {
-        const message = `fromBlock ${fromBlock}: this store holds the changes of blocks from ${first} on; resume from ${first - 1n} or later, or take a snapshot`;
-        throw new StreamRefusal(400, JSON.stringify({ code: 3, message }));
+        throw new StreamResumeError(
+          `fromBlock ${fromBlock}: this store holds the changes of blocks from ${first} on; resume from ${first - 1n} or later, or take a snapshot`,
+        );
       }
       start = fromBlock;
     }

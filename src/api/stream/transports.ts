@@ -11,10 +11,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { constants, createGzip, type Gzip } from 'node:zlib';
 import { WebSocket, WebSocketServer } from 'ws';
-import { ApiError } from '../errors.js';
-import { errorFrame } from './frames.js';
+import { ApiError, StreamLimitError } from '../errors.js';
+import { errorFrame, refusalBody } from './frames.js';
 import type { Frame, FrameSink, OrderStreamHub, StreamEnd } from './hub.js';
-import { readStreamRequest, StreamRefusal, type StreamRequest } from './request.js';
+import { readStreamRequest, type StreamRequest } from './request.js';
 
 export interface StreamLimits {
   /** Concurrent streams one client address may hold (the original: 250). */
@@ -58,18 +58,20 @@ class ClientCounts {
   }
 }
 
-const TOO_MANY = new StreamRefusal(429, JSON.stringify({ error: { code: 8, message: 'client reached max subscription allowed' } }));
-
 /** The request read, or the refusal of it. */
-function readRequest(url: string): StreamRequest | StreamRefusal {
+function readRequest(url: string): StreamRequest | ApiError {
   try {
     return readStreamRequest(url);
   } catch (e) {
-    if (e instanceof StreamRefusal) return e;
-    // A query string that does not parse at all: the gateway's own bare status.
-    if (e instanceof ApiError) return new StreamRefusal(400, JSON.stringify({ code: 3, message: e.message }));
+    if (e instanceof ApiError) return e;
     throw e;
   }
+}
+
+/** The request, or its refusal: a bad request, or a client that holds its limit of streams already. */
+function admit(request: StreamRequest | ApiError, release: (() => void) | undefined): ApiError | undefined {
+  if (request instanceof ApiError) return request;
+  return release === undefined ? new StreamLimitError('client reached max subscription allowed') : undefined;
 }
 
 export class OrderStreams {
@@ -91,10 +93,10 @@ export class OrderStreams {
   /** A plain HTTP request for the stream: a chunked response of frames, one per line. */
   serveHttp(req: IncomingMessage, res: ServerResponse): void {
     const request = readRequest(req.url ?? '');
-    const release = request instanceof StreamRefusal ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
-    const refusal = request instanceof StreamRefusal ? request : release === undefined ? TOO_MANY : undefined;
+    const release = request instanceof ApiError ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
+    const refusal = admit(request, release);
     if (refusal !== undefined) {
-      res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
+      res.writeHead(refusal.httpStatus, { 'content-type': 'application/json' }).end(refusalBody(refusal));
       return;
     }
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) ? createGzip() : undefined;
@@ -121,10 +123,10 @@ export class OrderStreams {
         out.end();
       },
     };
-    const refuse = (r: StreamRefusal) => {
-      if (started) return sink.end({ kind: 'failed', message: r.body });
+    const refuse = (r: ApiError) => {
+      if (started) return sink.end({ kind: 'failed', message: r.message });
       started = true;
-      res.writeHead(r.status, { 'content-type': 'application/json' }).end(r.body);
+      res.writeHead(r.httpStatus, { 'content-type': 'application/json' }).end(refusalBody(r));
     };
     this.run(request as StreamRequest, sink, refuse, release!, (stop) => res.once('close', stop));
   }
@@ -133,12 +135,11 @@ export class OrderStreams {
   serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.sockets.handleUpgrade(req, socket, head, (ws) => {
       const request = readRequest(req.url ?? '');
-      const release = request instanceof StreamRefusal ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
-      const refusal = request instanceof StreamRefusal ? request : release === undefined ? TOO_MANY : undefined;
+      const release = request instanceof ApiError ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
+      const refusal = admit(request, release);
       if (refusal !== undefined) {
         // The original sends the refusal as the stream's one frame; we close saying so, where it drops the connection.
-        ws.send(refusal.body);
-        ws.close(refusal.status === 429 ? 1013 : 1008, refusal.status === 429 ? 'too many streams from this client' : 'invalid request');
+        refuseSocket(ws, refusal);
         return;
       }
       let alive = true;
@@ -159,17 +160,14 @@ export class OrderStreams {
           ws.close(code, text);
         },
       };
-      const refuse = (r: StreamRefusal) => {
-        ws.send(r.body);
-        ws.close(1008, 'invalid request');
-      };
+      const refuse = (r: ApiError) => refuseSocket(ws, r);
       this.run(request as StreamRequest, sink, refuse, release!, (stop) => ws.once('close', stop));
     });
   }
 
   /** Subscribes, and unsubscribes when the client goes. */
   private run(
-    request: StreamRequest, sink: FrameSink, refuse: (r: StreamRefusal) => void, release: () => void, onGone: (stop: () => void) => void,
+    request: StreamRequest, sink: FrameSink, refuse: (r: ApiError) => void, release: () => void, onGone: (stop: () => void) => void,
   ): void {
     let unsubscribe: (() => void) | undefined;
     let gone = false;
@@ -186,7 +184,7 @@ export class OrderStreams {
       (e: unknown) => {
         release();
         if (gone) return;
-        if (e instanceof StreamRefusal) refuse(e);
+        if (e instanceof ApiError) refuse(e);
         else sink.end({ kind: 'failed', message: e instanceof Error ? e.message : String(e) });
       },
     );
@@ -197,6 +195,12 @@ export class OrderStreams {
     for (const ws of this.sockets.clients) ws.terminate();
     this.sockets.close();
   }
+}
+
+/** A refusal over a WebSocket: its body as the one frame, then a close saying why. */
+function refuseSocket(ws: WebSocket, e: ApiError): void {
+  ws.send(refusalBody(e));
+  ws.close(e.httpStatus === 429 ? 1013 : 1008, e.message.slice(0, 120));
 }
 
 /** Writes one frame and its newline; through gzip, flushed so that the client gets it now. */

@@ -63,8 +63,19 @@ function connectionConfig(url: string, settings: readonly string[]): pg.ClientCo
   return { connectionString: u.toString(), types, options };
 }
 
-export function newPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ ...connectionConfig(url, READER_SETTINGS), max, application_name: APPLICATION_NAME });
+/**
+ * The pool of the sessions that answer queries. With `queryTimeoutMs`, the
+ * server cancels a statement running longer (statement_timeout), pg gives up
+ * on one the server does not answer a second after that, and a query waits
+ * as long at most for a free connection.
+ */
+export function newPool(url: string, max: number, queryTimeoutMs?: number): pg.Pool {
+  const limited = queryTimeoutMs !== undefined && queryTimeoutMs > 0;
+  const settings = limited ? [...READER_SETTINGS, `statement_timeout=${queryTimeoutMs}`] : READER_SETTINGS;
+  const pool = new pg.Pool({
+    ...connectionConfig(url, settings), max, application_name: APPLICATION_NAME,
+    ...(limited && { query_timeout: queryTimeoutMs + 1000, connectionTimeoutMillis: queryTimeoutMs }),
+  });
   // An idle connection the server ends (a restart, pg_terminate_backend) is
   // dropped from the pool and the next query opens another; unhandled, the
   // error would end the process.

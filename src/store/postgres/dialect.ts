@@ -9,6 +9,7 @@ export const POSTGRES: SqlDialect = {
   // PostgreSQL (18) appends the arms of a bare UNION ALL and sorts them; arms
   // ordered and limited each are read along their indexes and merged (Merge Append).
   limitEachArm: true,
+  textHoldsNul: false,
 };
 
 /** A statement written with `?` placeholders (../page-sql.ts), with PostgreSQL's numbered ones. */

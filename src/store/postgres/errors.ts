@@ -4,7 +4,7 @@
  * command line and the API need not.
  */
 import pg from 'pg';
-import { DatabaseError, DatabaseUnreachableError, LedgerError } from '../../errors.js';
+import { DatabaseError, DatabaseUnreachableError, LedgerError, QueryTimeoutError } from '../../errors.js';
 import { displayUrl } from './connection.js';
 
 /** SQLSTATEs of a server that will not let this instance write: a SELECT-only role, a read replica. */
@@ -16,6 +16,13 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOU
 /** `e` as an error of the catalogue; `url` names the database in messages (its password hidden). */
 export function fromPostgres(e: unknown, url: string): unknown {
   if (e instanceof LedgerError || !(e instanceof Error)) return e;
+  if (e instanceof pg.DatabaseError && e.code === '57014' && /statement timeout/.test(e.message)) {
+    return new QueryTimeoutError(`PostgreSQL cancelled a query past its time limit: ${e.message}`, { cause: e });
+  }
+  // pg's own limits (./connection.ts): a server that does not answer in time, no connection free in time.
+  if (/^(Query read timeout|timeout exceeded when trying to connect)$/.test(e.message)) {
+    return new QueryTimeoutError(`PostgreSQL at ${displayUrl(url)}: ${e.message}`, { cause: e });
+  }
   if (e instanceof pg.DatabaseError) {
     const hint = WRITE_REFUSED.has(e.code ?? '')
       ? ' (an instance that only serves queries, with a role that may only SELECT or on a read replica, is started with serve --no-ingest)'

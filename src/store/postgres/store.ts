@@ -4,9 +4,8 @@
  * a connection of its own that holds the writer lock. Any number of these
  * stores may read one database (or its replicas); one writer writes.
  */
-import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { InternalError } from '../../errors.js';
-import type pg from 'pg';
 import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../../domain/order.js';
 import { blockToken, type BlockStamp, type Page, type PageRequest } from '../../domain/page.js';
@@ -19,6 +18,7 @@ import { checkSession, newPool } from './connection.js';
 import { numberedPlaceholders, POSTGRES } from './dialect.js';
 import { fromPostgres } from './errors.js';
 import { checkSchema, migrate } from './schema.js';
+import { PreparedBudget, StatementTexts, type NamedStatement } from './statements.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -26,16 +26,26 @@ export interface PostgresStoreOptions {
   readOnly?: boolean;
   /** Connections for queries (default 4). */
   poolSize?: number;
+  /** A query is cancelled after this long, or once it has waited this long for a connection; 0 or absent: never. */
+  queryTimeoutMs?: number | undefined;
+  /** Bytes of statement text one connection may have prepared before it is replaced (./statements.ts). */
+  preparedBytesPerConnection?: number;
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const pool = newPool(options.url, options.poolSize ?? DEFAULT_POOL_SIZE);
+  const pool = newPool(options.url, options.poolSize ?? DEFAULT_POOL_SIZE, options.queryTimeoutMs);
   try {
     const client = await pool.connect();
     try {
       await checkSession(client);
-      if (options.readOnly) await checkSchema(client);
-      else await migrate(client);
+      if (options.readOnly) {
+        await checkSchema(client);
+      } else {
+        // A migration may take minutes: not the time limit of a query.
+        await client.query('SET statement_timeout = 0');
+        await migrate(client);
+        await client.query('RESET statement_timeout');
+      }
     } finally {
       client.release();
     }
@@ -48,28 +58,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 /** Queries run on the server's processes, not on this thread: a few connections keep both cores busy. */
 const DEFAULT_POOL_SIZE = 4;
-
-/** A named statement per distinct text: each pooled connection parses and plans it once. */
-function statementName(text: string): string {
-  return `lq_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
-}
-
-/** The statement text of a page, prepared once per text: the expansion is not free. */
-class StatementTexts {
-  private readonly texts = new Map<string, { text: string; name: string }>();
-  constructor(private readonly capacity: number) {}
-
-  get(sql: string): { text: string; name: string } {
-    let t = this.texts.get(sql);
-    if (t === undefined) {
-      const text = numberedPlaceholders(expandSql(sql, POSTGRES));
-      t = { text, name: statementName(text) };
-      if (this.texts.size >= this.capacity) this.texts.delete(this.texts.keys().next().value!);
-      this.texts.set(sql, t);
-    }
-    return t;
-  }
-}
 
 /**
  * A page and everything its answer names, in ONE statement, so in one
@@ -92,7 +80,8 @@ function pageStatement(q: PageQueries): { sql: string; params: SqlValue[] } {
 type PageRowValues = [json: string | null, k1: bigint | null, k2: unknown, height: string | null, time: bigint | null, beyond: boolean | null];
 
 export class PostgresStore implements QueryStore {
-  private readonly texts = new StatementTexts(512);
+  private readonly texts = new StatementTexts();
+  private readonly prepared: PreparedBudget;
   /**
    * The planner's counts, with the block they were read at ('' if unknown).
    * They change only when a block commits: a page that shows another block
@@ -104,7 +93,9 @@ export class PostgresStore implements QueryStore {
     | { promise: Promise<CommittedBlock | undefined>; resolve: (b: CommittedBlock | undefined) => void; reject: (e: unknown) => void }
     | undefined;
 
-  constructor(private readonly pool: pg.Pool, private readonly options: PostgresStoreOptions) {}
+  constructor(private readonly pool: pg.Pool, private readonly options: PostgresStoreOptions) {
+    this.prepared = new PreparedBudget(options.preparedBytesPerConnection);
+  }
 
   async listOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<Page<OrderKey>> {
     const queries = orderQueries(POSTGRES, filter, page, await this.orderStats());
@@ -156,7 +147,9 @@ export class PostgresStore implements QueryStore {
   private async readLastBlock(): Promise<CommittedBlock | undefined> {
     const { rows } = await this.pool.query<{ height: string; time: bigint; chain_id: string; hash: string }>(
       'SELECT height, time, chain_id, hash FROM last_block WHERE only_row = 1',
-    );
+    ).catch((e: unknown) => {
+      throw fromPostgres(e, this.options.url);
+    });
     const row = rows[0];
     return row && { height: BigInt(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
   }
@@ -202,6 +195,8 @@ export class PostgresStore implements QueryStore {
     const { rows } = await this.pool.query({
       text: 'SELECT c.dimension, c.value, c.n, l.height, l.time FROM order_counts AS c LEFT JOIN last_block AS l ON l.only_row = 1 ORDER BY c.dimension, c.value',
       rowMode: 'array',
+    }).catch((e: unknown) => {
+      throw fromPostgres(e, this.options.url);
     });
     const counts = rows as [string, number, bigint, string | null, bigint | null][];
     const [, , , height, time] = counts[0] ?? [];
@@ -212,9 +207,7 @@ export class PostgresStore implements QueryStore {
   /** Runs a page's statement; `key` reads a row's listing key from its node and key columns. */
   private async run<K>(page: PageRequest<K>, queries: PageQueries, key: (json: string, k1: bigint, k2: unknown) => K): Promise<Page<K>> {
     const statement = pageStatement(queries);
-    const { text, name } = this.texts.get(statement.sql);
-    const result = await this.pool.query<PageRowValues>({ name, text, values: statement.params, rowMode: 'array' });
-    const rows = result.rows;
+    const rows = await this.query(this.texts.get(statement.sql), statement.params);
     const meta = rows.pop();
     if (meta === undefined || meta[0] !== null) throw new InternalError('page statement returned no block row');
     const found = rows.map(([json, k1, k2]) => ({ json: json!, key: key(json!, k1!, k2) }));
@@ -223,6 +216,33 @@ export class PostgresStore implements QueryStore {
     const lastBlock = height === null ? undefined : { height: BigInt(height), time: time! };
     this.sawBlock(lastBlock);
     return lastBlock === undefined ? assembled : { ...assembled, lastBlock };
+  }
+
+  /**
+   * Runs a named statement on a pooled connection; the connection is closed
+   * after it if it now holds more prepared statements than its share, or
+   * broke (an error not from the server).
+   */
+  private async query(statement: NamedStatement, values: SqlValue[]): Promise<PageRowValues[]> {
+    const client = await this.pool.connect().catch((e: unknown) => {
+      throw fromPostgres(e, this.options.url);
+    });
+    let close = false;
+    try {
+      const result = await client.query<PageRowValues>({ name: statement.name, text: statement.text, values, rowMode: 'array' });
+      return result.rows;
+    } catch (e) {
+      close = !(e instanceof pg.DatabaseError);
+      throw fromPostgres(e, this.options.url);
+    } finally {
+      close = this.prepared.prepared(client, statement) || close;
+      client.release(close);
+    }
+  }
+
+  /** The statement texts kept built, and their bytes. */
+  get statementTextsSize(): { entries: number; bytes: number } {
+    return this.texts.size;
   }
 
   private async explain(queries: PageQueries): Promise<string[]> {

@@ -5,6 +5,7 @@
  * BENCHMARKS.md, "Embedded store settings".
  */
 import Database from 'better-sqlite3';
+import { fromSqlite } from './errors.js';
 import { checkSchema, migrate } from './schema.js';
 
 /** The writer keeps the index pages it dirties all over the file in its cache, and reads the rest through a memory map. */
@@ -28,7 +29,16 @@ export interface OpenDatabaseOptions {
   readOnly?: boolean | undefined;
 }
 
+/** Opens the file with the settings of its role; SQLite's refusals come as errors of the catalogue (./errors.ts). */
 export function openDatabase(options: OpenDatabaseOptions): Database.Database {
+  try {
+    return openWith(options);
+  } catch (e) {
+    throw fromSqlite(e, options.path);
+  }
+}
+
+function openWith(options: OpenDatabaseOptions): Database.Database {
   const readOnly = options.readOnly ?? false;
   const db = new Database(options.path, { readonly: readOnly, fileMustExist: readOnly });
   try {

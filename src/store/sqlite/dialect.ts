@@ -8,4 +8,5 @@ export const SQLITE: SqlDialect = {
   lowerHex: (expression) => `lower(hex(${expression}))`,
   // SQLite merges UNION ALL arms along their indexes as they are (MERGE (UNION ALL)).
   limitEachArm: false,
+  textHoldsNul: true,
 };

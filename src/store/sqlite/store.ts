@@ -13,12 +13,13 @@ import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../pag
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
 import { fromU64 } from '../rows.js';
 import type { CommittedBlock, QueryStore } from '../store.js';
-import { openDatabase, type OpenDatabaseOptions } from './database.js';
+import type { OpenDatabaseOptions } from './database.js';
 import { SQLITE } from './dialect.js';
+import { LAST_BLOCK_SQL, ReaderConnection } from './reader.js';
 
 /** Opens the store for queries; unless readOnly, it creates or migrates the file first. */
-export function openSqliteStore(options: OpenDatabaseOptions): SqliteStore {
-  return new SqliteStore(openDatabase(options));
+export function openSqliteStore(options: OpenDatabaseOptions & { statementCacheBytes?: number }): SqliteStore {
+  return new SqliteStore(new ReaderConnection(options, options.statementCacheBytes));
 }
 
 /** The last committed block, as both the store and the writer read it. */
@@ -27,26 +28,7 @@ export function readLastBlock(statement: Database.Statement): CommittedBlock | u
   return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
 }
 
-export const LAST_BLOCK_SQL = 'SELECT height, time, chain_id, hash FROM last_block WHERE only_row = 1';
-
-/** Bound statements by SQL text. */
-class StatementCache {
-  private readonly statements = new Map<string, Database.Statement>();
-  constructor(private readonly db: Database.Database, private readonly capacity: number) {}
-
-  get(sql: string): Database.Statement {
-    let s = this.statements.get(sql);
-    if (s) {
-      // Re-insert to mark it recently used; Map keeps insertion order.
-      this.statements.delete(sql);
-    } else {
-      s = this.db.prepare(expandSql(sql, SQLITE));
-      if (this.statements.size >= this.capacity) this.statements.delete(this.statements.keys().next().value!);
-    }
-    this.statements.set(sql, s);
-    return s;
-  }
-}
+export { LAST_BLOCK_SQL };
 
 /** The page with the last block of the snapshot it was read in. */
 function stamped<K>(page: Page<K>, last: CommittedBlock | undefined): Page<K> {
@@ -54,19 +36,13 @@ function stamped<K>(page: Page<K>, last: CommittedBlock | undefined): Page<K> {
 }
 
 export class SqliteStore implements QueryStore {
-  private readonly statements: StatementCache;
-  private readonly lastBlockStatement: Database.Statement;
-  private readonly countsStatement: Database.Statement;
-  private readonly read: <T>(fn: () => T) => T;
   private stats: { block: string; value: OrderStats } | undefined;
 
-  constructor(private readonly db: Database.Database) {
-    this.statements = new StatementCache(db, 512);
-    this.lastBlockStatement = db.prepare(LAST_BLOCK_SQL);
-    this.countsStatement = db.prepare('SELECT dimension, value, n FROM order_counts').raw(true);
-    // A deferred transaction: both queries of a page read the same snapshot.
-    const tx = db.transaction((fn: () => unknown) => fn());
-    this.read = <T>(fn: () => T) => tx(fn) as T;
+  constructor(private readonly connection: ReaderConnection) {}
+
+  /** Both queries of a page in one snapshot. */
+  private read<T>(fn: () => T): T {
+    return this.connection.read(fn);
   }
 
   async listOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<Page<OrderKey>> {
@@ -86,7 +62,7 @@ export class SqliteStore implements QueryStore {
   }
 
   closeSync(): void {
-    if (this.db.open) this.db.close();
+    this.connection.close();
   }
 
   // The synchronous core, for callers that run in a worker or a benchmark loop.
@@ -117,8 +93,13 @@ export class SqliteStore implements QueryStore {
     return this.stats.value;
   }
 
+  /** The statements kept prepared, and their estimated bytes; how often the connection was renewed to free them. */
+  get statementCacheSize(): { entries: number; bytes: number; renewals: number } {
+    return { ...this.connection.statementCacheSize, renewals: this.connection.renewals };
+  }
+
   lastBlockSync(): CommittedBlock | undefined {
-    return readLastBlock(this.lastBlockStatement);
+    return readLastBlock(this.connection.lastBlockStatement);
   }
 
   /**
@@ -137,22 +118,22 @@ export class SqliteStore implements QueryStore {
 
   /** The planner's view of the current orders. */
   orderStats(): OrderStats {
-    return orderStatsOf(this.countsStatement.all() as [string, bigint, bigint][]);
+    return orderStatsOf(this.connection.countsStatement.all() as [string, bigint, bigint][]);
   }
 
   /** Runs a page's queries; `key` reads a row's listing key from its columns (json, k1, k2, ...). */
   private run<K>(page: PageRequest<K>, queries: PageQueries, key: (row: unknown[]) => K): Page<K> {
     const { rows: q, beyond } = queries;
-    const raw = this.statements.get(q.sql).raw(true).all(q.params) as unknown[][];
+    const raw = this.connection.statement(q.sql).raw(true).all(q.params) as unknown[][];
     const rows = raw.map((row) => ({ json: row[0] as string, key: key(row) }));
-    const found = beyond !== undefined && this.statements.get(beyond.sql).pluck(true).get(beyond.params) !== undefined;
+    const found = beyond !== undefined && this.connection.statement(beyond.sql).pluck(true).get(beyond.params) !== undefined;
     return assemblePage(page, rows, found);
   }
 
   private explain(queries: PageQueries | undefined): string[][] {
     if (queries === undefined) return [];
     return [queries.rows, ...(queries.beyond ? [queries.beyond] : [])].map((q) => {
-      const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${expandSql(q.sql, SQLITE)}`).all(q.params) as { detail: string }[];
+      const rows = this.connection.prepareOnce(`EXPLAIN QUERY PLAN ${expandSql(q.sql, SQLITE)}`).all(q.params) as { detail: string }[];
       return rows.map((r) => r.detail);
     });
   }

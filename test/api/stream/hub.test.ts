@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Frame, OrderStreamHub, type BlockChanges, type FrameSink, type OrderStreamSource, type StreamEnd, type StreamFilter } from '../../../src/api/stream/hub.js';
+import { Frame, OrderStreamHub, type FrameSink, type OrderStreamSource, type StreamEnd } from '../../../src/api/stream/hub.js';
+import type { BlockChanges, StreamFilter } from '../../../src/domain/order-stream.js';
 import { orderNodeJson } from '../../../src/store/order-node.js';
 import { hex, order } from '../../store/helpers.js';
 

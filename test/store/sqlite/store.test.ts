@@ -268,7 +268,7 @@ test('a read-only store reads what a writer commits, and refuses to write', asyn
   assert.equal((await reader.listOrders({}, FIRST_100)).rows.length, 2, 'sees the later commit');
   assert.equal((await reader.lastBlock())?.height, 2n);
   // A query store has no door to write through: the connection itself is read-only.
-  assert.throws(() => (reader as unknown as { db: Database.Database }).db.exec('DELETE FROM orders_current'), /readonly/);
+  assert.throws(() => (reader as unknown as { connection: { db: Database.Database } }).connection.db.exec('DELETE FROM orders_current'), /readonly/);
 });
 
 test('read-only opening needs an existing file at the current schema version', async (t) => {

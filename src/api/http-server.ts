@@ -1,0 +1,131 @@
+/**
+ * The HTTP server under Fastify, made here rather than by Fastify so that
+ * what Node decides before any route runs is bounded and answered in the
+ * envelope too: how long a request's head may take and a connection may
+ * idle, how many connections a process holds, how long a head may be, and
+ * what Node's parser refuses (a malformed request, a head too long or too
+ * slow), which it would otherwise answer with a bare status line.
+ */
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { asLedgerError, ListenError, type LedgerError } from '../errors.js';
+import { GrpcCode, HttpRefusalError, type ApiError } from './errors.js';
+import type { HttpOptions } from './http-options.js';
+import type { KnownBlock } from './known-block.js';
+import { EVERY_ANSWER, refuseOnSocket, writeRefusal } from './raw-refusal.js';
+
+/** How often Node looks for heads overdue: often enough that a timeout is kept within a second. */
+function checkingIntervalMs(headTimeoutMs: number): number {
+  return Math.min(1000, Math.max(50, Math.floor(headTimeoutMs / 4)));
+}
+
+/** Connections refused over the limit are logged at most this often. */
+const DROP_LOG_INTERVAL_MS = 10_000;
+
+type ParserError = Error & { code?: string; reason?: string; rawPacket?: Buffer };
+
+/** A request line of the right shape: a method token, a target, a version. */
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/\d\.\d\r?\n/;
+
+/** What Node's parser (or its timer) refused, as a refusal of the catalogue. */
+export function parserRefusal(error: ParserError, options: HttpOptions): ApiError | undefined {
+  switch (error.code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return undefined;
+    case 'HPE_HEADER_OVERFLOW':
+      return new HttpRefusalError(
+        `the request's URL and headers are longer than the ${options.maxHeadBytes} bytes this server takes`, { status: 431 },
+      );
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new HttpRefusalError(`the request did not arrive within ${options.headTimeoutMs / 1000} s`, {
+        status: 408, grpc: GrpcCode.DeadlineExceeded,
+      });
+    case 'HPE_INVALID_METHOD':
+      // A well-formed request with a method nobody implements is a 501 (RFC 9110, 9.1); anything else is not HTTP.
+      if (REQUEST_LINE.test(error.rawPacket?.toString('latin1') ?? '')) {
+        return new HttpRefusalError('a method this server does not know', { status: 501, grpc: GrpcCode.Unimplemented });
+      }
+      return new HttpRefusalError(`a malformed HTTP request: ${error.reason ?? error.message}`);
+    default:
+      return new HttpRefusalError(`a malformed HTTP request: ${error.reason ?? error.message}`);
+  }
+}
+
+export interface HttpServerHooks {
+  known: KnownBlock;
+  warn: (message: string) => void;
+}
+
+/**
+ * Closes each connection past `max` as it comes. Not server.maxConnections:
+ * under node:cluster (serve --workers N) a process over it hands the
+ * connection back to the primary, which offers it to another, and another,
+ * and the client waits, connected and unanswered, for as long as all are full.
+ */
+function limitConnections(server: Server, max: number, warn: (message: string) => void): void {
+  let open = 0;
+  let dropped = 0;
+  let logged = 0;
+  server.on('connection', (socket: Duplex) => {
+    if (open >= max) {
+      socket.destroy();
+      dropped++;
+      const now = Date.now();
+      if (now - logged < DROP_LOG_INTERVAL_MS) return;
+      warn(`${dropped} connections closed as they came: this process holds its ${max} (--max-connections)`);
+      dropped = 0;
+      logged = now;
+      return;
+    }
+    open++;
+    socket.once('close', () => open--);
+  });
+}
+
+/** A server calling `listener` for each request, within `options`' limits. */
+export function createHttpServer(options: HttpOptions, listener: RequestListener, hooks: HttpServerHooks): Server {
+  const server = createServer({
+    maxHeaderSize: options.maxHeadBytes,
+    headersTimeout: options.headTimeoutMs,
+    // A GET has no body: the whole request is its head.
+    requestTimeout: options.headTimeoutMs,
+    connectionsCheckingInterval: checkingIntervalMs(options.headTimeoutMs),
+    // Refused by the front door instead (./front-door.ts), in the envelope.
+    requireHostHeader: false,
+  }, listener);
+  server.keepAliveTimeout = options.idleTimeoutMs;
+  // A connection that moves nothing either way (a client that stops reading an answer) is closed too,
+  // though not under a query that may run for its whole time limit.
+  server.setTimeout(Math.max(options.idleTimeoutMs, options.queryTimeoutMs + 5000));
+  limitConnections(server, options.maxConnections, hooks.warn);
+  server.on('clientError', (error: ParserError, socket: Duplex) => {
+    const refusal = parserRefusal(error, options);
+    if (refusal === undefined) socket.destroy();
+    else refuseOnSocket(socket, refusal, hooks.known.headers());
+  });
+  // Without a listener Node closes a CONNECT's socket without a word.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    refuseOnSocket(socket, new HttpRefusalError('CONNECT: this server is no proxy', { status: 501, grpc: GrpcCode.Unimplemented }), hooks.known.headers());
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    writeRefusal(res, new HttpRefusalError(`Expect: ${req.headers.expect}: not an expectation this server meets`, { status: 417 }), {
+      ...EVERY_ANSWER, ...hooks.known.headers(),
+    });
+  });
+  return server;
+}
+
+/** Why the server could not listen on `host`:`port`, on one line: an error of the catalogue. */
+export function listenError(e: unknown, host: string, port: number): LedgerError {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const where = `cannot listen on ${host}:${port}`;
+  switch (code) {
+    case 'EADDRINUSE': return new ListenError(`${where}: the port is in use (another process listens on it; --port chooses another)`, { cause: e });
+    case 'EACCES': return new ListenError(`${where}: permission denied (ports below 1024 need privileges)`, { cause: e });
+    case 'EADDRNOTAVAIL': return new ListenError(`${where}: no such address on this host (--host)`, { cause: e });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN': return new ListenError(`${where}: the host name does not resolve (--host)`, { cause: e });
+    default: return asLedgerError(e);
+  }
+}

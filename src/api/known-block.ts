@@ -1,0 +1,52 @@
+/**
+ * The newest block this server has seen its store name, for the answers
+ * that cannot wait for the store: a refusal of Node's HTTP parser is written
+ * on the socket at once, and a client over its rate limit is not worth a
+ * read. Both still carry the block headers, as every other answer does;
+ * the block may be one older than the store's, never one it has not stored.
+ */
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { BlockStamp } from '../domain/page.js';
+import type { CommittedBlock, QueryStore } from '../store/store.js';
+import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER } from './block-headers.js';
+
+export class KnownBlock {
+  /** undefined: no block stored; null: the store has not been asked yet. */
+  private block: BlockStamp | undefined | null = null;
+
+  /** `store`, telling this of every block its reads name. */
+  watch(store: QueryStore): QueryStore {
+    const seen = <T extends { lastBlock?: BlockStamp | undefined }>(page: T): T => {
+      this.saw(page.lastBlock);
+      return page;
+    };
+    return {
+      listOrders: (filter, page) => store.listOrders(filter, page).then(seen),
+      listBundles: (filter, page) => store.listBundles(filter, page).then(seen),
+      lastBlock: () => store.lastBlock().then((block: CommittedBlock | undefined) => {
+        this.saw(block);
+        return block;
+      }),
+      close: () => store.close(),
+    };
+  }
+
+  /** The newest block seen; undefined if none is stored, or the store was never read. */
+  latest(): BlockStamp | undefined {
+    return this.block ?? undefined;
+  }
+
+  /** The block headers, or none before the store was first read. */
+  headers(): OutgoingHttpHeaders {
+    if (this.block === null) return {};
+    const [height, micros] = blockHeaderValues(this.block);
+    return { [BLOCK_HEIGHT_HEADER]: height, [BLOCK_TIMESTAMP_HEADER]: micros };
+  }
+
+  private saw(block: BlockStamp | undefined): void {
+    // Reads finish out of order: keep the newest.
+    if (this.block === null || this.block === undefined || (block !== undefined && block.height >= this.block.height)) {
+      this.block = block === undefined ? this.block ?? undefined : { height: block.height, time: block.time };
+    }
+  }
+}

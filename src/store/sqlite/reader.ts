@@ -1,0 +1,103 @@
+/**
+ * The embedded store's connection for queries, with the statements it keeps
+ * prepared, bounded in memory whatever filters clients send. Distinct
+ * filters make distinct statements (an IN list of 1,000 ids, 64 arms of a
+ * branch each), and SQLite's compiled form of a statement, in native
+ * memory, is what costs: 7 times its text and more, ~200 KB for one of
+ * 1,000 ids (BENCHMARKS.md, "Figures behind the code"). Kept statements are
+ * bounded by that estimate, least recently used out; and since a statement
+ * dropped is only freed when V8's collector finds it (which it has no reason
+ * to hurry: it does not see native memory; 3,000 distinct statements took a
+ * process from 60 to 470 MB), the connection is closed and opened again once
+ * it has prepared twice that bound: closing it finalizes every statement it
+ * ever prepared, kept or dropped. A store with the usual few hundred
+ * statements never reaches it.
+ */
+import type Database from 'better-sqlite3';
+import { BoundedMap, stringBytes } from '../../bounded-map.js';
+import { expandSql } from '../page-sql.js';
+import { openDatabase, type OpenDatabaseOptions } from './database.js';
+import { SQLITE } from './dialect.js';
+
+/** Estimated native bytes of statements kept prepared: ~450 of the usual page's (36 KB each). */
+export const DEFAULT_STATEMENT_CACHE_BYTES = 16 << 20;
+
+/**
+ * Native bytes a prepared statement takes, estimated from its text: per
+ * character of SQL, and per parameter (each value of an IN list compiles to
+ * several steps). Fitted to statements measured (BENCHMARKS.md).
+ */
+export function estimatedStatementBytes(text: string): number {
+  let parameters = 0;
+  for (let i = text.indexOf('?'); i >= 0; i = text.indexOf('?', i + 1)) parameters++;
+  return 7 * stringBytes(text) + 150 * parameters;
+}
+
+export const LAST_BLOCK_SQL = 'SELECT height, time, chain_id, hash FROM last_block WHERE only_row = 1';
+
+export class ReaderConnection {
+  private db: Database.Database;
+  private statements: BoundedMap<string, Database.Statement>;
+  /** Estimated bytes of every statement prepared since the connection opened, kept or dropped. */
+  private prepared = 0;
+  lastBlockStatement!: Database.Statement;
+  countsStatement!: Database.Statement;
+  private tx!: (fn: () => unknown) => unknown;
+  /** Times the connection was opened again to free its statements (for tests and operators). */
+  renewals = 0;
+
+  constructor(private readonly options: OpenDatabaseOptions, private readonly cacheBytes = DEFAULT_STATEMENT_CACHE_BYTES) {
+    this.db = openDatabase(options);
+    this.statements = new BoundedMap(cacheBytes);
+    this.prepareFixed();
+  }
+
+  private prepareFixed(): void {
+    this.lastBlockStatement = this.db.prepare(LAST_BLOCK_SQL);
+    this.countsStatement = this.db.prepare('SELECT dimension, value, n FROM order_counts').raw(true);
+    // A deferred transaction: the queries of a page read the same snapshot.
+    this.tx = this.db.transaction((fn: () => unknown) => fn());
+  }
+
+  /** Runs `fn` in one read transaction, on a connection renewed first if it has prepared past its bound. */
+  read<T>(fn: () => T): T {
+    if (this.prepared > 2 * this.cacheBytes) this.renew();
+    return this.tx(fn) as T;
+  }
+
+  /** The statement of `sql` (as built, before the JSON stand-ins are expanded), prepared once while kept. */
+  statement(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (s === undefined) {
+      const text = expandSql(sql, SQLITE);
+      s = this.db.prepare(text);
+      const bytes = estimatedStatementBytes(text);
+      this.prepared += bytes;
+      this.statements.set(sql, s, bytes);
+    }
+    return s;
+  }
+
+  /** A statement not to keep (EXPLAIN, say). */
+  prepareOnce(text: string): Database.Statement {
+    this.prepared += estimatedStatementBytes(text);
+    return this.db.prepare(text);
+  }
+
+  get statementCacheSize(): { entries: number; bytes: number } {
+    return this.statements.size;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private renew(): void {
+    this.close();
+    this.db = openDatabase({ ...this.options });
+    this.statements = new BoundedMap(this.cacheBytes);
+    this.prepared = 0;
+    this.renewals++;
+    this.prepareFixed();
+  }
+}

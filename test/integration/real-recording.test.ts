@@ -200,7 +200,7 @@ for (const backend of BACKENDS) test(`the real recording, through every source, 
     assert.ok(rows.length >= REAL.orders, `${rows.length} history rows`);
     for (const row of rows) {
       const message = restoredMessage(row);
-      const what = `the row of ${row.id_bytes.toString('hex')} at ${row.vega_time}`;
+      const what = `the row of ${row.id_bytes.toString('hex')} at ${row.height}/${row.seq}`;
       assert.ok(sent.has(message.toString('hex')), `${what} is a message the network sent`);
       // Every id of the real network is 64 lower-case hex characters: every row leaves them out.
       assert.equal(row.message.byteLength, message.byteLength - 3 * (2 + 64), `${what} leaves its three ids out`);

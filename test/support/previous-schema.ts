@@ -7,8 +7,12 @@
  * no indexes on signer_removed. Bundle rows stay as written: a test that
  * needs them as the previous version wrote them sets them itself.
  */
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import pg from 'pg';
+import type { Block } from '../../src/domain/block.js';
+import { databasePath } from '../../src/store/open.js';
+import type { StoreConfig } from '../../src/store/store.js';
+import { query } from './postgres.js';
 
 const REMOVED_INDEXES = ['signer_removed_by_time', 'signer_removed_by_validator', 'signer_removed_by_epoch', 'signer_removed_by_submitter'];
 
@@ -77,3 +81,49 @@ export interface PreviousHistoryRow {
 /** Rows of the previous schema's orders_history with the ids their numbers stand for, as HISTORY_SQL reads today's. */
 export const PREVIOUS_HISTORY_SQL = `SELECT h.vega_time, h.id_bytes, h.message, m.id AS market, p.id AS party
   FROM orders_history h LEFT JOIN markets m ON m.no = h.market_no LEFT JOIN parties p ON p.no = h.party_no`;
+
+/** A signer_removed row's fields as the previous version wrote them: as the event said. */
+export interface RemovedAsWritten {
+  signatureId: string;
+  submitter: string;
+  oldSigner: string;
+  timestamp: bigint;
+}
+
+/** The signer_removed rows of `blocks` as the previous version wrote them (its keys are lower case already). */
+export function removedAsWritten(blocks: readonly Block[]): RemovedAsWritten[] {
+  return blocks.flatMap((b) => b.signersRemoved.flatMap((r) => r.signatureSubmitters.map((s) => ({
+    signatureId: s.signatureId.toLowerCase(), submitter: s.submitter, oldSigner: r.oldSigner, timestamp: r.timestamp,
+  }))));
+}
+
+/**
+ * The store `config` names, written today and closed, turned into what the
+ * previous version (embedded 6, PostgreSQL 3) would have written: its
+ * history, and `removed` as it wrote signer_removed rows.
+ */
+export async function toPreviousSchema(config: StoreConfig, removed: readonly RemovedAsWritten[]): Promise<void> {
+  const url = config.databaseUrl;
+  if (url === undefined) {
+    const db = new Database(databasePath(config.dataDir));
+    try {
+      sqliteToVersion6(db);
+      const update = db.prepare('UPDATE signer_removed SET submitter = ?, old_signer = ?, timestamp = ? WHERE signature_id = ?');
+      for (const r of removed) assert1(update.run(r.submitter, r.oldSigner, r.timestamp, r.signatureId).changes);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  await postgresToVersion3(url);
+  for (const r of removed) {
+    const rows = await query(url, 'UPDATE signer_removed SET submitter = $1, old_signer = $2, timestamp = $3 WHERE signature_id = $4 RETURNING 1', [
+      r.submitter, r.oldSigner, r.timestamp.toString(), r.signatureId,
+    ]);
+    assert1(rows.length);
+  }
+}
+
+function assert1(changed: number): void {
+  if (changed !== 1) throw new Error(`${changed} signer_removed rows changed, not 1`);
+}

@@ -37,6 +37,8 @@ export class FrontDoor {
     marked[SEEN] = true;
     const { cors, rateLimiter, known, unlimited } = this.options;
     for (const [name, value] of Object.entries({ ...EVERY_ANSWER, ...corsHeaders(cors, req) })) res.setHeader(name, value!);
+    // No route reads a body: the connection ends with the answer, and says so, rather than wait for a body that may never end.
+    if (hasBody(req)) res.setHeader('Connection', 'close');
     if (this.closing) {
       writeRefusal(res, new UnavailableError('the server is shutting down: try again, on another instance'), {
         ...known.headers(), connection: 'close',
@@ -64,6 +66,11 @@ export class FrontDoor {
     }
     return true;
   }
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function pathOf(url: string | undefined): string {

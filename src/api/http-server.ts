@@ -42,14 +42,20 @@ export function parserRefusal(error: ParserError, options: HttpOptions): ApiErro
         status: 408, grpc: GrpcCode.DeadlineExceeded,
       });
     case 'HPE_INVALID_METHOD':
-      // A well-formed request with a method nobody implements is a 501 (RFC 9110, 9.1); anything else is not HTTP.
-      if (REQUEST_LINE.test(error.rawPacket?.toString('latin1') ?? '')) {
-        return new HttpRefusalError('a method this server does not know', { status: 501, grpc: GrpcCode.Unimplemented });
-      }
+      // A well-formed request with a method we do not serve: 405, a client's fault, where the original's
+      // gateway answers 501 (docs/compatibility.md); anything else is not HTTP.
+      if (REQUEST_LINE.test(error.rawPacket?.toString('latin1') ?? '')) return methodRefusal('a method this server does not know');
       return new HttpRefusalError(`a malformed HTTP request: ${error.reason ?? error.message}`);
     default:
       return new HttpRefusalError(`a malformed HTTP request: ${error.reason ?? error.message}`);
   }
+}
+
+/** The methods every route answers, for the Allow header of a 405. */
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+
+function methodRefusal(reason: string): ApiError {
+  return new HttpRefusalError(`${reason}: this server answers ${ALLOWED_METHODS}`, { status: 405, grpc: GrpcCode.Unimplemented });
 }
 
 export interface HttpServerHooks {
@@ -102,11 +108,11 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     const refusal = parserRefusal(error, options);
     if (refusal === undefined) socket.destroy();
-    else refuseOnSocket(socket, refusal, hooks.known.headers());
+    else refuseOnSocket(socket, refusal, { ...hooks.known.headers(), ...(refusal.httpStatus === 405 ? { Allow: ALLOWED_METHODS } : {}) });
   });
   // Without a listener Node closes a CONNECT's socket without a word.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    refuseOnSocket(socket, new HttpRefusalError('CONNECT: this server is no proxy', { status: 501, grpc: GrpcCode.Unimplemented }), hooks.known.headers());
+    refuseOnSocket(socket, methodRefusal('CONNECT: this server is no proxy'), { ...hooks.known.headers(), Allow: ALLOWED_METHODS });
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     writeRefusal(res, new HttpRefusalError(`Expect: ${req.headers.expect}: not an expectation this server meets`, { status: 417 }), {

@@ -35,7 +35,7 @@ test('what Node\'s parser refuses is answered in the envelope, with the block he
   const cases: [string, string | Buffer, number, number][] = [
     ['raw non-ASCII bytes in the URL', Buffer.concat([Buffer.from('GET /api/v2/orders?filter.reference='), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]), 400, 3],
     ['a space in the URL', 'GET /api/v2/orders?filter.reference=a b HTTP/1.1\r\nHost: x\r\n\r\n', 400, 3],
-    ['a method nobody knows', 'FROB /api/v2/orders HTTP/1.1\r\nHost: x\r\n\r\n', 501, 12],
+    ['a method nobody knows', 'FROB /api/v2/orders HTTP/1.1\r\nHost: x\r\n\r\n', 405, 12],
     ['not HTTP at all', 'hello\r\n\r\n', 400, 3],
     ['a header without a colon', 'GET /health HTTP/1.1\r\nHost: x\r\nnonsense\r\n\r\n', 400, 3],
   ];
@@ -44,6 +44,7 @@ test('what Node\'s parser refuses is answered in the envelope, with the block he
     assertEnvelope(answer, status, grpc);
     assertBlock(answer);
     assert.equal(answer.headers.get('connection'), 'close', what);
+    if (status === 405) assert.equal(answer.headers.get('allow'), 'GET, HEAD, OPTIONS', what);
   }
 });
 
@@ -94,11 +95,12 @@ test('refusals of Fastify and Node carry the block headers and the envelope too'
     ['a bad %-escape in the query', 'GET /api/v2/orders?filter.reference=%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, 3],
     ['an HTTP/1.1 request without Host', 'GET /api/v2/orders HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 3],
     ['an expectation nobody meets', 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n', 417, 3],
-    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 501, 12],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405, 12],
   ];
   for (const [what, head, status, grpc] of cases) {
     const answer = await send(port, head);
     assertEnvelope(answer, status, grpc);
     assert.equal(answer.headers.get('x-block-height'), '7', what);
+    if (status === 405) assert.equal(answer.headers.get('allow'), 'GET, HEAD, OPTIONS', what);
   }
 });

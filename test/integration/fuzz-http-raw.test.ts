@@ -8,18 +8,17 @@
  *
  * Two kinds of assertion, in separate tests:
  * - SURVIVES: never a server error, and the server answers a good request
- *   after each case. These hold today.
- * - ENVELOPE (marked "needs http-hardening"): each case is answered, within
+ *   after each case.
+ * - ENVELOPE: each case is answered, within
  *   a bounded time, in the error envelope (`{"code","message","details"}`,
  *   application/json) with the X-Block-* headers, saying `Connection: close`
  *   when the server then closes the connection (without it, a client that
  *   keeps connections alive sends its next request on the closing one and
  *   gets "socket hang up", as the HTTP fuzzer's client did), and a head or
- *   body that never ends is cut off within RAW_DEADLINE_MS. These wait for
- *   the http-hardening branch, which makes the parser's refusals and timeouts
- *   answer so; until it lands they fail (today Fastify's own clientError body
- *   answers them, or Node's empty 400, or nothing, and Node waits 60 s or
- *   more for a head). FUZZ_RAW_VERBOSE=1 lists every failing case.
+ *   body that never ends is cut off within RAW_DEADLINE_MS (before the
+ *   hardening, Fastify's own clientError body answered them, or Node's empty
+ *   400, or nothing, and Node waited 60 s or more for a head).
+ *   FUZZ_RAW_VERBOSE=1 lists every failing case.
  *
  * FUZZ_SEED reproduces a run; FUZZ_SCALE scales the random cases;
  * FUZZ_RAW_DEADLINE_MS (20000) is how long a slow client may hold a connection.
@@ -48,7 +47,6 @@ const RAW_DEADLINE_MS = Number(process.env.FUZZ_RAW_DEADLINE_MS ?? 20_000);
 /** An answer to a request that arrived whole comes at once; this only keeps a broken server from hanging the test. */
 const PROMPT_MS = 5_000;
 const RANDOM_CASES = fuzzRuns(400);
-const NEEDS_HARDENING = '(needs http-hardening)';
 
 const ORDERS = '/api/v2/orders';
 const dir = mkdtempSync(join(tmpdir(), 'lq-fuzz-raw-'));
@@ -169,13 +167,12 @@ function checkSurvived(c: { name: string }, answer: RawAnswer): void {
 const saysSomething = (bytes: Buffer) => bytes.some((b) => b !== 0x0d && b !== 0x0a);
 
 /**
- * The envelope, with the block headers: what http-hardening makes every
- * refusal. A server that closes the connection after answering (as after a
+ * The envelope, with the block headers, as every refusal is. A server that closes the connection after answering (as after a
  * request it could not parse) says so in the answer: a client that keeps
  * connections alive would otherwise send its next request on one being closed.
  */
 function checkEnveloped(c: { name: string; end?: boolean; write?: RawWrite }, answer: RawAnswer): void {
-  const what = `${c.name} ${NEEDS_HARDENING}`;
+  const what = c.name;
   const shownAnswer = answer.received.toString('latin1').slice(0, 400);
   assert.ok(answer.status !== undefined, `${what}: an HTTP answer, got ${JSON.stringify(shownAnswer)} (${answer.closed ? 'closed' : 'still open'} after ${answer.ms} ms)`);
   const saysClose = () => {
@@ -280,7 +277,7 @@ async function everyCase(t: TestContext, cases: readonly RawCase[], check: (c: R
       } catch (e) {
         const message = (e as Error).message.split('\n')[0]!;
         failures.push(message);
-        kinds.add(message.replace(/^.*\(needs http-hardening\): /, '').replace(/ (of|in|got) .*$/, ''));
+        kinds.add(message.replace(/^[^:]*: /, '').replace(/ (of|in|got) .*$/, ''));
       }
     }
   }
@@ -288,18 +285,18 @@ async function everyCase(t: TestContext, cases: readonly RawCase[], check: (c: R
   if (failures.length > 0) t.diagnostic(`failures by kind: ${kinds.toString()}`);
   // Every failure, for a closer look: FUZZ_RAW_VERBOSE=1.
   if (process.env.FUZZ_RAW_VERBOSE === '1') for (const f of failures) t.diagnostic(f);
-  assert.ok(failures.length === 0, `${failures.length} cases not answered in the envelope ${NEEDS_HARDENING}; the first:\n${failures.slice(0, 12).join('\n')}`);
+  assert.ok(failures.length === 0, `${failures.length} cases not answered in the envelope; the first:\n${failures.slice(0, 12).join('\n')}`);
 }
 
-test(`ENVELOPE ${NEEDS_HARDENING}: every malformed request is refused in the error envelope with the block headers`, async (t) => {
+test(`ENVELOPE: every malformed request is refused in the error envelope with the block headers`, async (t) => {
   await everyCase(t, CASES.filter((c) => !c.slow), (c, answer) => {
     if (saysSomething(c.write as Buffer)) checkEnveloped(c, answer);
   });
 });
 
-test(`ENVELOPE ${NEEDS_HARDENING}: a request that never completes is refused in the envelope and closed within ${RAW_DEADLINE_MS} ms`, async (t) => {
+test(`ENVELOPE: a request that never completes is refused in the envelope and closed within ${RAW_DEADLINE_MS} ms`, async (t) => {
   await everyCase(t, CASES.filter((c) => c.slow), (c, answer) => {
-    assert.ok(answer.closed, `${c.name} ${NEEDS_HARDENING}: still open after ${answer.ms} ms (the deadline)`);
+    assert.ok(answer.closed, `${c.name}: still open after ${answer.ms} ms (the deadline)`);
     if (c.write instanceof Buffer && c.write.length === 0) return; // said nothing: a close is answer enough
     checkEnveloped(c, answer);
   });
@@ -309,12 +306,12 @@ test(`ENVELOPE ${NEEDS_HARDENING}: a request that never completes is refused in 
 const asCases = (requests: Buffer[]): RawCase[] =>
   requests.filter(saysSomething).map((bytes) => ({ name: JSON.stringify(bytes.toString('latin1')).slice(0, 200), write: bytes, end: true }));
 
-test(`ENVELOPE ${NEEDS_HARDENING}: ${RANDOM_CASES} random garbage and mutated requests are answered in the envelope`, async (t) => {
+test(`ENVELOPE: ${RANDOM_CASES} random garbage and mutated requests are answered in the envelope`, async (t) => {
   const seed = fuzzSeed(t);
   await everyCase(t, asCases(fc.sample(randomRequests(), { numRuns: RANDOM_CASES, seed })), checkEnveloped, 20);
 });
 
-test(`ENVELOPE ${NEEDS_HARDENING}: the HTTP fuzzer's requests with raw non-ASCII bytes in the target are refused in the envelope`, async (t) => {
+test(`ENVELOPE: the HTTP fuzzer's requests with raw non-ASCII bytes in the target are refused in the envelope`, async (t) => {
   const seed = fuzzSeed(t);
   // Values that mean nothing to this store: the parser refuses these requests before any is read.
   const pools: Pools = {

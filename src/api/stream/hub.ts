@@ -134,6 +134,11 @@ export class OrderStreamHub {
 
   /** A block may have been committed: dispatches every new block's changes. */
   blockCommitted(): void {
+    // With nobody subscribed nothing is owed, nor read: a subscriber starts from its own snapshot.
+    if (this.subscribers.size === 0) {
+      if (this.dispatching === undefined) this.position = undefined;
+      return;
+    }
     if (this.dispatching) {
       this.again = true;
       return;

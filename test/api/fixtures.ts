@@ -10,6 +10,7 @@ import type { PageRequest } from '../../src/domain/page.js';
 import type { QueryStore } from '../../src/store/store.js';
 import { encodeOrder } from '../../src/wire/order-message.js';
 import { createModelStore } from '../support/model.js';
+import { WITHOUT_COMPANIONS } from '../support/without-companions.js';
 
 /** A readable 64-hex id: `hexId('a', 5)` is 56 a's then 00000005. */
 export function hexId(fill: string, n: number): string {
@@ -85,7 +86,7 @@ export interface SpyStore extends QueryStore {
 }
 
 export function spyOn(store: QueryStore): SpyStore {
-  const spy: SpyStore = {
+  const spy: SpyStore = { ...WITHOUT_COMPANIONS,
     orderCalls: [],
     bundleCalls: [],
     listOrders(filter, page) {

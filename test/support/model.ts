@@ -25,6 +25,7 @@ import {
 import type { Order, OrderFilter, OrderKey } from '../../src/domain/order.js';
 import type { Page, PageRequest, PageRow } from '../../src/domain/page.js';
 import type { CommittedBlock, QueryStore } from '../../src/store/store.js';
+import { WITHOUT_COMPANIONS } from './without-companions.js';
 
 // ---- the original's rules -------------------------------------------------
 
@@ -259,7 +260,7 @@ export function createModelStore(blocks: readonly Block[]): QueryStore {
   const last = state.lastBlock;
   const stamped = <K>(page: Page<K>): Page<K> =>
     last === undefined ? page : { ...page, lastBlock: { height: last.height, time: last.time } };
-  return {
+  return { ...WITHOUT_COMPANIONS,
     async listOrders(filter, page) {
       return stamped(pageOf(orderRows(state, filter), compareOrderKeys, page));
     },

@@ -10,7 +10,6 @@ import type { PageRequest } from '../../src/domain/page.js';
 import type { QueryStore } from '../../src/store/store.js';
 import { encodeOrder } from '../../src/wire/order-message.js';
 import { createModelStore } from '../support/model.js';
-import { WITHOUT_COMPANIONS } from '../support/without-companions.js';
 
 /** A readable 64-hex id: `hexId('a', 5)` is 56 a's then 00000005. */
 export function hexId(fill: string, n: number): string {
@@ -86,7 +85,13 @@ export interface SpyStore extends QueryStore {
 }
 
 export function spyOn(store: QueryStore): SpyStore {
-  const spy: SpyStore = { ...WITHOUT_COMPANIONS,
+  const spy: SpyStore = {
+    listRemovedBundles: (filter, page) => store.listRemovedBundles(filter, page),
+    getOrder: (id, version) => store.getOrder(id, version),
+    listOrderVersions: (id, page) => store.listOrderVersions(id, page),
+    orderChanges: (after, upTo, maxBlocks) => store.orderChanges(after, upTo, maxBlocks),
+    firstChangeHeight: () => store.firstChangeHeight(),
+    watchBlocks: (onBlock) => store.watchBlocks(onBlock),
     orderCalls: [],
     bundleCalls: [],
     listOrders(filter, page) {

@@ -28,23 +28,23 @@ function parseInt32(field: string, text: string): bigint {
 }
 
 /** The single value of a scalar field; the gateway refuses one given twice. */
-function scalar(q: QueryParams, name: string, field: string, exactKey?: string): string | undefined {
-  const given = exactKey === undefined ? q.all(name) : q.all(name).filter((p) => p.key === exactKey);
+function scalar(q: QueryParams, name: string, field: string): string | undefined {
+  const given = q.all(name);
   if (given.length > 1) throw new UnparsableFieldError(`too many values for field "${field}": ${given.map((p) => p.value).join(', ')}`);
   return given[0]?.value;
 }
 
 /**
- * The id in the path after `prefix`, lower case. The gateway lets a query key
- * `orderId` (the field's JSON name; `order_id` it drops) replace it, as here.
- * A path with more segments is no route of this endpoint.
+ * The id in the path after `prefix`, lower case. (The original's gateway lets
+ * a query key `orderId` replace it; here the path wins: docs/compatibility.md,
+ * section 12.1.) A path with more segments is no route of this endpoint.
  */
-export function readOrderId(path: string, prefix: string, q: QueryParams): string {
+export function readOrderId(path: string, prefix: string): string {
   const rest = path.slice(prefix.length);
   if (rest.includes('/')) throw new RouteNotFoundError('Not Found');
   let id: string;
   try {
-    id = scalar(q, 'orderId', 'order_id', 'orderId') ?? decodeURIComponent(rest);
+    id = decodeURIComponent(rest);
   } catch (e) {
     if (e instanceof URIError) throw new OrderIdInvalidError('');
     throw e;
@@ -58,7 +58,7 @@ export function readOrderId(path: string, prefix: string, q: QueryParams): strin
 export function readOrderRequest(path: string, q: QueryParams): { id: string; version?: bigint } {
   const versionText = scalar(q, 'version', 'version');
   const version = versionText === undefined ? undefined : parseInt32('version', versionText);
-  const id = readOrderId(path, ORDER_PREFIX, q);
+  const id = readOrderId(path, ORDER_PREFIX);
   if (version !== undefined && version <= 0n) throw new OrderVersionInvalidError('');
   return version === undefined ? { id } : { id, version };
 }

@@ -43,7 +43,7 @@ function versionAnswerKey(id: string, page: PageRequest<OrderVersionKey>, cursor
 
 export const versionsEndpoint = servedEndpoint<string, OrderVersionKey>({
   path: VERSIONS_PREFIX, prefix: true, field: 'orders', cursors: versionCursors,
-  readFilter: (query, _limits, path) => readOrderId(path, VERSIONS_PREFIX, query),
+  readFilter: (_query, _limits, path) => readOrderId(path, VERSIONS_PREFIX),
   answerKey: versionAnswerKey,
   list: (store, id, page) => {
     if (page.cursor !== undefined && page.cursor.id !== id) {

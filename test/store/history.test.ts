@@ -13,9 +13,11 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Block } from '../../src/domain/block.js';
 import { NETWORK_PARTY, type Order } from '../../src/domain/order.js';
-import { openWriter } from '../../src/store/open.js';
+import Database from 'better-sqlite3';
+import { databasePath, openWriter } from '../../src/store/open.js';
 import { writeBlocks } from '../../src/store/store.js';
 import { BACKENDS, type FreshStore } from '../support/backends.js';
+import { query } from '../support/postgres.js';
 import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../support/history.js';
 import { removedAsWritten, toPreviousSchema } from '../support/previous-schema.js';
 import { block, blockTime, hex, order, random } from './helpers.js';
@@ -134,6 +136,20 @@ async function written(store: FreshStore, groups: readonly Block[][]): Promise<v
   }
 }
 
+/** Runs a statement that writes, on the store's database. */
+async function execute(store: FreshStore, sql: string): Promise<void> {
+  if (store.config.databaseUrl !== undefined) {
+    await query(store.config.databaseUrl, sql);
+    return;
+  }
+  const db = new Database(databasePath(store.config.dataDir));
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
 /** Every table but history, rows as sorted text: equal text, equal tables. */
 async function otherTables(store: FreshStore): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
@@ -212,5 +228,27 @@ for (const backend of BACKENDS) {
     assert.ok(stored.length < expectedRows(blocks).length, 'the previous schema kept less');
     assert.ok(!stored.some((r) => r.height === 29n), 'block 29 shares its time with block 30: its rows are at 30');
     assert.deepEqual(migrated, [...stored, ...freshRows.filter((r) => r.height === 41n)]);
+  });
+
+  test(`${backend.name}: migrated rows with no block of their time take height 0, in (time, id) order, the last of each version`, async () => {
+    const store = await newStore(backend, 'blockless');
+    const blocks = [
+      block(1, { orders: [order(2), order(1)] }),
+      block(2, { orders: [order(3), order(1, { remaining: 5n })] }),
+      block(3, { orders: [order(1, { remaining: 5n, version: 2n })] }),
+    ];
+    await written(store, [blocks]);
+    await toPreviousSchema(store.config, []);
+    // As a store holds rows written before it kept blocks (the embedded store's schema 3 and older).
+    await execute(store, 'DELETE FROM blocks WHERE height < 3');
+    await written(store, []);
+    const message = (b: number, i: number) => Buffer.from(blocks[b]!.orderMessages[i]!).toString('hex');
+    assert.deepEqual(await historyRows(store), [
+      { height: 0n, seq: 0, id: hex(2), version: 1n, message: message(0, 0) },
+      // Order 1's state of block 1 is gone: block 2 holds the same version's later state.
+      { height: 0n, seq: 1, id: hex(1), version: 1n, message: message(1, 1) },
+      { height: 0n, seq: 2, id: hex(3), version: 1n, message: message(1, 0) },
+      { height: 3n, seq: 0, id: hex(1), version: 2n, message: message(2, 0) },
+    ]);
   });
 }

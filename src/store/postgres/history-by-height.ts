@@ -25,13 +25,43 @@ const SLICE_ROWS = 10_000;
  *   block) take the height of their block by time (of blocks with that time,
  *   the highest), numbered by order id within it; rows with no block of
  *   their time take height 0, numbered in (time, id) order. Their version is
- *   read from the stored message.
+ *   read from the stored message. Of rows that would share an (order,
+ *   version, height), which only height 0 can hold (the same version of an
+ *   order in several blocks, none of them kept), the latest stays: the
+ *   final state of that version, all the original's reads of a version
+ *   show.
  * - signer_removed: addresses "0x" + lower case and timestamps on the whole
  *   microsecond, and the indexes of src/store/indexes.ts
  *   (REMOVED_BUNDLE_INDEXES), as literal statements.
  */
 export async function historyByHeight(client: pg.ClientBase): Promise<void> {
+  // Each stored row's version, read from its message here, then one statement moves the rows. Not a
+  // temporary table: the writer's session sets temp_buffers after migrating, which its first one would forbid.
   await client.query(`
+    CREATE UNLOGGED TABLE lq_stored_versions (
+      vega_time BIGINT NOT NULL, id_bytes BYTEA NOT NULL, version NUMERIC(20) NOT NULL, PRIMARY KEY (vega_time, id_bytes)
+    );
+    DECLARE lq_stored_history NO SCROLL CURSOR FOR SELECT vega_time::text AS vega_time, id_bytes, message FROM orders_history;
+  `);
+  const insert = `
+    INSERT INTO lq_stored_versions (vega_time, id_bytes, version)
+    SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::numeric[])`;
+  for (;;) {
+    const { rows } = await client.query<StoredRow>(`FETCH ${SLICE_ROWS} FROM lq_stored_history`);
+    if (rows.length === 0) break;
+    const versions = rows.map((r) => {
+      try {
+        return orderVersionOf(r.message).toString();
+      } catch (e) {
+        throw new MigrationError(
+          `cannot migrate: the history row of order ${r.id_bytes.toString('hex')} at ${r.vega_time} holds no Order message (${(e as Error).message})`,
+        );
+      }
+    });
+    await client.query(insert, [rows.map((r) => r.vega_time), rows.map((r) => r.id_bytes), versions]);
+  }
+  await client.query(`
+    CLOSE lq_stored_history;
     ALTER TABLE orders_history RENAME TO orders_history_v3;
     ALTER INDEX orders_history_pkey RENAME TO orders_history_v3_pkey;
     CREATE TABLE orders_history (
@@ -47,38 +77,21 @@ export async function historyByHeight(client: pg.ClientBase): Promise<void> {
       message BYTEA NOT NULL,
       PRIMARY KEY (height, seq)
     );
-    DECLARE lq_stored_history NO SCROLL CURSOR FOR
-      SELECT height::text AS height, (row_number() OVER (PARTITION BY height ORDER BY vega_time, id_bytes) - 1)::integer AS seq,
-        vega_time::text AS vega_time, id_bytes, market_no, party_no, message
-      FROM (
-        SELECT coalesce(b.height, 0) AS height, h.*
-        FROM orders_history_v3 h LEFT JOIN (SELECT time, max(height) AS height FROM blocks GROUP BY time) b ON b.time = h.vega_time
-      ) r
-      ORDER BY 1, 2;
-  `);
-  const insert = `
     INSERT INTO orders_history (height, seq, id_bytes, version, market_no, party_no, message)
-    SELECT * FROM unnest($1::numeric[], $2::integer[], $3::bytea[], $4::numeric[], $5::integer[], $6::integer[], $7::bytea[])`;
-  for (;;) {
-    const { rows } = await client.query<StoredRow>(`FETCH ${SLICE_ROWS} FROM lq_stored_history`);
-    if (rows.length === 0) break;
-    const versions = rows.map((r) => {
-      try {
-        return orderVersionOf(r.message).toString();
-      } catch (e) {
-        throw new MigrationError(
-          `cannot migrate: the history row of order ${r.id_bytes.toString('hex')} at ${r.vega_time} holds no Order message (${(e as Error).message})`,
-        );
-      }
-    });
-    await client.query(insert, [
-      rows.map((r) => r.height), rows.map((r) => r.seq), rows.map((r) => r.id_bytes), versions,
-      rows.map((r) => r.market_no), rows.map((r) => r.party_no), rows.map((r) => r.message),
-    ]);
-  }
-  await client.query(`
-    CLOSE lq_stored_history;
+      SELECT height, (row_number() OVER (PARTITION BY height ORDER BY vega_time, id_bytes) - 1)::integer,
+        id_bytes, version, market_no, party_no, message
+      FROM (
+        SELECT r.*, row_number() OVER (PARTITION BY height, id_bytes, version ORDER BY vega_time DESC) AS nth
+        FROM (
+          SELECT coalesce(b.height, 0) AS height, h.vega_time, h.id_bytes, v.version, h.market_no, h.party_no, h.message
+          FROM orders_history_v3 h
+          JOIN lq_stored_versions v ON v.vega_time = h.vega_time AND v.id_bytes = h.id_bytes
+          LEFT JOIN (SELECT time, max(height) AS height FROM blocks GROUP BY time) b ON b.time = h.vega_time
+        ) r
+      ) r
+      WHERE nth = 1;
     DROP TABLE orders_history_v3;
+    DROP TABLE lq_stored_versions;
     CREATE UNIQUE INDEX orders_history_by_order ON orders_history (id_bytes, version, height);
   `);
 
@@ -109,12 +122,8 @@ export async function historyByHeight(client: pg.ClientBase): Promise<void> {
 
 /** A row of the cursor over stored history. */
 interface StoredRow {
-  height: string;
-  seq: number;
   vega_time: string;
   id_bytes: Buffer;
-  market_no: number | null;
-  party_no: number | null;
   message: Buffer;
 }
 

@@ -21,7 +21,10 @@ import { u64 } from '../rows.js';
  *   the highest), numbered by order id within it; rows stored before blocks
  *   were kept (version 4) match none and take height 0, numbered in (time,
  *   id) order, which keeps their order. Their version is read from the
- *   stored message.
+ *   stored message. Of rows that would share an (order, version, height),
+ *   which only height 0 can hold (the same version of an order in several
+ *   blocks before version 4), the latest stays: the final state of that
+ *   version, all the original's reads of a version show.
  * - signer_removed: addresses "0x" + lower case and timestamps on the whole
  *   microsecond, as the original answers (rows written from now on are
  *   prepared the same way, by the same functions: ../rows.ts); the indexes
@@ -58,11 +61,16 @@ export function historyByHeight(db: Database.Database): void {
     INSERT INTO lq_block_of_time (time, height) SELECT time, max(height) FROM blocks GROUP BY time;
     INSERT INTO orders_history_v7 (height, seq, id_bytes, version, market_no, party_no, message)
       SELECT height, row_number() OVER (PARTITION BY height ORDER BY vega_time, id_bytes) - 1,
-        id_bytes, lq_stored_version(message, vega_time, id_bytes), market_no, party_no, message
+        id_bytes, version, market_no, party_no, message
       FROM (
-        SELECT coalesce(b.height, 0) AS height, h.*
-        FROM orders_history h LEFT JOIN lq_block_of_time b ON b.time = h.vega_time
-      );
+        SELECT *, row_number() OVER (PARTITION BY height, id_bytes, version ORDER BY vega_time DESC) AS nth
+        FROM (
+          SELECT coalesce(b.height, 0) AS height, h.vega_time, h.id_bytes,
+            lq_stored_version(h.message, h.vega_time, h.id_bytes) AS version, h.market_no, h.party_no, h.message
+          FROM orders_history h LEFT JOIN lq_block_of_time b ON b.time = h.vega_time
+        )
+      )
+      WHERE nth = 1;
     DROP TABLE lq_block_of_time;
     DROP TABLE orders_history;
     ALTER TABLE orders_history_v7 RENAME TO orders_history;

@@ -23,6 +23,7 @@ import {
   type EnumTable,
 } from '../../src/domain/enums.js';
 import type { Order, OrderFilter, OrderKey, OrderVersionKey } from '../../src/domain/order.js';
+import type { BlockChanges } from '../../src/domain/order-stream.js';
 import type { Page, PageRequest, PageRow } from '../../src/domain/page.js';
 import type { CommittedBlock, QueryStore } from '../../src/store/store.js';
 import { WITHOUT_COMPANIONS } from './without-companions.js';
@@ -324,6 +325,32 @@ export function createModelStore(blocks: readonly Block[]): QueryStore {
       const node = o === undefined ? undefined : orderJson(o);
       return last === undefined ? { node } : { node, lastBlock: { height: last.height, time: last.time } };
     },
+    /** Per block, each (order, version) once at its last update, in the order of those updates (companions sheet, section 4). */
+    async orderChanges(after, upTo, maxBlocks) {
+      const out: BlockChanges[] = [];
+      let lastHeight: bigint | undefined;
+      for (const b of blocks) {
+        if (lastHeight !== undefined && b.height <= lastHeight) continue;
+        lastHeight = b.height;
+        if (b.height <= after || b.height > upTo || out.length >= maxBlocks) continue;
+        const last = new Map<string, Order>();
+        for (const o of b.orders) {
+          const key = `${printedId(o.id)} ${o.version}`;
+          last.delete(key);
+          last.set(key, o);
+        }
+        if (last.size === 0) continue;
+        out.push({
+          height: b.height,
+          changes: [...last.values()].map((o) => ({ node: orderJson(o), marketId: printedId(o.marketId), partyId: printedId(o.partyId) })),
+        });
+      }
+      return out;
+    },
+    async firstChangeHeight() {
+      return blocks[0]?.height ?? 1n;
+    },
+    watchBlocks: () => () => undefined,
     async listOrderVersions(id, page) {
       return stamped(pageOf(versionRows(state, id), (a, b) => compareBig(a.version, b.version), page));
     },

@@ -152,6 +152,11 @@ export class OrderStreamHub {
     });
   }
 
+  /** Resolves once every block committed so far has been dispatched. */
+  async settled(): Promise<void> {
+    while (this.dispatching !== undefined) await this.dispatching;
+  }
+
   /** Ends every subscription (the server is stopping). */
   close(): void {
     for (const sub of this.subscribers) this.end(sub, { kind: 'shuttingDown' });

@@ -1,7 +1,9 @@
 /**
  * A plain in-memory QueryStore over domain Blocks: the reference the real
  * stores are compared with. It applies the original data node's rules as the
- * facts sheet states them (sections 3 and 5), written here on their own: it
+ * facts sheets state them (the lists: sections 3 and 5; one order, its
+ * versions, removed bundles and each block's changes: the companions sheet,
+ * sections 1 to 4), written here on their own: it
  * takes types and enum names from src/domain, and none of the helpers the
  * store or the API apply these rules with (times, ordering, addresses, JSON),
  * so that a mistake there cannot hide by being copied here. Written for

@@ -20,6 +20,7 @@ export const HTTP_FLAGS = {
   'cors-origins': { type: 'string' },
   'cors-max-age': { type: 'string' },
   'ready-max-lag': { type: 'string' },
+  'max-streams-per-client': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = { [K in keyof typeof HTTP_FLAGS]?: string | undefined };
@@ -49,6 +50,8 @@ export const HTTP_FLAGS_HELP = `  Limits, each per HTTP process (README "Limits"
   --cors-max-age S  seconds a browser may keep a preflight's answer (default ${D.corsMaxAgeSeconds})
   --ready-max-lag S  GET /ready is 503 while the last block is older than S
                   seconds (default ${D.readyMaxLagSeconds}; 0: never)
+  --max-streams-per-client N  order streams one client address may hold at
+                  once (default ${D.streamsPerClient}, as the original); past it 429
 `;
 
 function number(name: string, value: string | undefined, what: string, ok: (n: number) => boolean): number | undefined {
@@ -97,5 +100,6 @@ export function httpOptionsOf(values: Values): Partial<HttpOptions> {
     corsOrigins: corsOf(values['cors-origins']),
     corsMaxAgeSeconds: number('cors-max-age', values['cors-max-age'], 'a whole number of seconds', Number.isSafeInteger),
     readyMaxLagSeconds: number('ready-max-lag', values['ready-max-lag'], 'a number of seconds (0: never)', (n) => n >= 0),
+    streamsPerClient: positiveInteger('max-streams-per-client', values['max-streams-per-client']),
   };
 }

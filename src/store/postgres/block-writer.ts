@@ -18,6 +18,7 @@ import {
   STAGED_CURRENT_FIELDS, STAGED_CURRENT_KINDS, VACUUM_STAGING_SQL, copySql,
 } from './group-sql.js';
 import { BlockOrderError } from '../../errors.js';
+import { BLOCKS_CHANNEL } from './block-watch.js';
 
 export { prepareWriteSession } from './group-sql.js';
 
@@ -132,7 +133,9 @@ export function encodeGroup(group: PreparedGroup): EncodedGroup {
     'INSERT INTO last_block (only_row, height, time, chain_id, hash) ' +
     `VALUES (1, ${height}, ${time}, ${pg.escapeLiteral(chainId)}, ${pg.escapeLiteral(hash)}) ` +
     'ON CONFLICT (only_row) DO UPDATE SET ' +
-    'height = excluded.height, time = excluded.time, chain_id = excluded.chain_id, hash = excluded.hash;\nCOMMIT';
+    'height = excluded.height, time = excluded.time, chain_id = excluded.chain_id, hash = excluded.hash;\n' +
+    // Delivered to every listening instance once the commit is done (./block-watch.ts).
+    `NOTIFY ${BLOCKS_CHANNEL}, '${height}';\nCOMMIT`;
   // Every changed order has a history row: a group with latest states has history, and the other way round.
   const history = group.latest.length > 0 ? group.history : undefined;
   return { blocks: group.blocks, history, copies, statements, checkpoint };

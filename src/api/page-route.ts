@@ -10,7 +10,7 @@ import { fastPathFailure, sendAnswer, type PageQuery, type PageRouteOptions } fr
 import type { CursorCodec } from './cursor.js';
 import { connectionBody } from './envelope.js';
 import { readPagination, wantsPretty, type ReadLimits } from './params.js';
-import { readQuery, type QueryParams } from './query.js';
+import { ignoredParametersValue, readQuery, type QueryParams } from './query.js';
 
 export interface PageEndpoint<F, K> {
   path: string;
@@ -36,6 +36,7 @@ function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore, 
     return {
       key: endpoint.answerKey(filter, page, cursors, pretty),
       pretty,
+      ignored: ignoredParametersValue(query.ignoredKeys()),
       read: async () => {
         const result = await endpoint.list(store, filter, page);
         return { body: connectionBody(field, result, cursors), lastBlock: result.lastBlock };

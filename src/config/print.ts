@@ -24,7 +24,13 @@ export function printConfiguration(config: Configuration): string {
     let text = setting.show(value);
     if (setting.secret) text = maskPassword(text);
     const literal = setting.fileKind === 'number' || setting.fileKind === 'boolean' ? text : quoted(text);
-    rows.push([`${name} = ${literal}`, origin === undefined ? '' : originLabel(name, origin)]);
+    const said = origin === undefined ? '' : originLabel(name, origin);
+    // The folder has a value (its default) even when the store is a database, which a file must not name beside it.
+    if (name === 'data-dir' && config.values['database-url'] !== undefined) {
+      rows.push([`# ${name} = ${literal}`, `${said}; not used: the store is the database`]);
+    } else {
+      rows.push([`${name} = ${literal}`, said]);
+    }
   }
   const width = Math.max(...rows.map(([left]) => left.length));
   const from = config.file === undefined ? 'no config file' : `config file ${config.file}`;

@@ -41,8 +41,9 @@ function optionHelp(name: SettingName, command: Command): string {
 /** Every option of `command`, each with its variable and default, and how a config file gives them. */
 export function optionsHelp(command: Command): string {
   const options = settingsOf(command).map((name) => optionHelp(name, command)).join('\n');
-  return `Options (each also a variable, LEDGER_QUERY_ and its name in capitals, or a key of a config file;
-a flag wins over a variable, a variable over the file, the file over the default):
+  return `Options, each also a variable (LEDGER_QUERY_ and its name in capitals) and a
+key of a config file; a flag wins over a variable, a variable over the file,
+the file over the default:
   --config FILE
 ${wrap(`settings from a JSON or TOML file (by its extension): keys are the option names (port = 3008). Env ${CONFIG_ENV}.`, INDENT)}
 ${options}

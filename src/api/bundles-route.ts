@@ -1,7 +1,7 @@
-/** GET /api/v2/erc20/multisigcontrol/signer/added/bundles: signer-added bundles, filtered and paged. */
+/** GET /api/v2/erc20/multisigcontrol/signer/{added,removed}/bundles: signer bundles, filtered and paged. */
 import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import { bundleAnswerKey } from './answer-key.js';
-import { bundleCursors } from './cursor.js';
+import { bundleCursors, removedBundleCursors } from './cursor.js';
 import { servedEndpoint } from './page-route.js';
 import { readBundleFilter } from './params.js';
 
@@ -10,4 +10,12 @@ export const BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/added/bundles'
 export const bundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
   path: BUNDLES_PATH, field: 'bundles', cursors: bundleCursors, readFilter: readBundleFilter, answerKey: bundleAnswerKey,
   list: (store, filter, page) => store.listBundles(filter, page),
+});
+
+export const REMOVED_BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/removed/bundles';
+
+export const removedBundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
+  path: REMOVED_BUNDLES_PATH, field: 'bundles', cursors: removedBundleCursors, readFilter: readBundleFilter,
+  answerKey: (filter, page, cursors, pretty) => `removed${bundleAnswerKey(filter, page, cursors, pretty)}`,
+  list: (store, filter, page) => store.listRemovedBundles(filter, page),
 });

@@ -3,7 +3,7 @@
  * Fastify adds on the way (routing, request and reply objects, hooks, the
  * compression plugin), which cost a seventh of an uncached page and most of a
  * cached one (BENCHMARKS.md, "Figures behind the code"). The server's
- * request listener asks this first. A GET of a page endpoint's exact path
+ * request listener asks this first. A GET of a query endpoint's path
  * whose parameters read well is answered here, from the answer cache or
  * computed and kept, with the headers and bytes the full path writes
  * (./answers.ts). Anything else (another path or method, a parameter the
@@ -18,7 +18,7 @@ import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { answerAt, answerHeaders, deliveryOf, markFastPathFailure, type PageQuery } from './answers.js';
 import type { PageQueryReader } from './page-route.js';
-import { IGNORED_PARAMETERS_HEADER } from './query.js';
+import { IGNORED_PARAMETERS_HEADER, pathOf } from './query.js';
 
 /**
  * Bytes of URLs and their answer keys remembered, least recently used out:
@@ -41,14 +41,24 @@ export class FastPath {
   /** Raw request URL (path and query, as sent) to what it reads as. */
   private readonly keys: BoundedMap<string, ReadUrl>;
 
-  /** `readers`: each page endpoint's exact path to the reader of its URLs. */
+  /** Each exact path's reader. */
+  private readonly readers = new Map<string, PageQueryReader>();
+  /** Path prefixes and their readers, longest first. */
+  private readonly prefixes: [string, PageQueryReader][] = [];
+
+  /** `endpoints`: each endpoint's path (exact, or a prefix) and the reader of its URLs. */
   constructor(
     private readonly cache: AnswerCache,
     private readonly store: QueryStore,
-    private readonly readers: ReadonlyMap<string, PageQueryReader>,
+    endpoints: readonly { path: string; prefix: boolean; reader: PageQueryReader }[],
     urlMapBytes = DEFAULT_URL_MAP_BYTES,
   ) {
     this.keys = new BoundedMap(urlMapBytes);
+    for (const e of endpoints) {
+      if (e.prefix) this.prefixes.push([e.path, e.reader]);
+      else this.readers.set(e.path, e.reader);
+    }
+    this.prefixes.sort(([a], [b]) => b.length - a.length);
   }
 
   /**
@@ -101,8 +111,11 @@ export class FastPath {
    * is told apart without throwing: every other request (/health, say) asks.
    */
   private readerOf(url: string): PageQueryReader | undefined {
-    const end = url.indexOf('?');
-    return this.readers.get(end < 0 ? url : url.slice(0, end));
+    const path = pathOf(url);
+    const exact = this.readers.get(path);
+    if (exact !== undefined) return exact;
+    for (const [prefix, reader] of this.prefixes) if (path.startsWith(prefix)) return reader;
+    return undefined;
   }
 
   private remember(url: string, read: ReadUrl): void {

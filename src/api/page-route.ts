@@ -1,7 +1,8 @@
 /**
  * A paged query endpoint (GET, filter and pagination parameters, the
  * original's connection envelope), answered through the answer cache. The
- * orders and bundles endpoints differ only in what this takes.
+ * endpoints differ only in what this takes. An endpoint with a path
+ * parameter (an order's versions) is served under a path prefix.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Page, PageRequest } from '../domain/page.js';
@@ -10,14 +11,17 @@ import { fastPathFailure, sendAnswer, type PageQuery, type PageRouteOptions } fr
 import type { CursorCodec } from './cursor.js';
 import { connectionBody } from './envelope.js';
 import { readPagination, wantsPretty, type ReadLimits } from './params.js';
-import { ignoredParametersValue, readQuery, type QueryParams } from './query.js';
+import { ignoredParametersValue, pathOf, readQuery, type QueryParams } from './query.js';
 
 export interface PageEndpoint<F, K> {
+  /** The endpoint's path; with `prefix`, what its paths start with (ending in `/`). */
   path: string;
+  /** The path goes on with a parameter (an order id), which readFilter reads first, as the original checks it first. */
+  prefix?: boolean;
   /** The envelope's field naming the connection: `orders`, `bundles`. */
   field: string;
   cursors: CursorCodec<K>;
-  readFilter: (query: QueryParams, limits: ReadLimits) => F;
+  readFilter: (query: QueryParams, limits: ReadLimits, path: string) => F;
   /** The normalised query (./answer-key.ts). */
   answerKey: (filter: F, page: PageRequest<K>, cursors: CursorCodec<K>, pretty: boolean) => string;
   list: (store: QueryStore, filter: F, page: PageRequest<K>) => Promise<Page<K>>;
@@ -30,26 +34,32 @@ function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore, 
   const { field, cursors } = endpoint;
   return (url) => {
     const query = readQuery(url);
+    const path = pathOf(url);
+    let filter: F | undefined;
+    if (endpoint.prefix === true) filter = endpoint.readFilter(query, limits, path);
     const page = readPagination(query, cursors);
-    const filter = endpoint.readFilter(query, limits);
+    filter ??= endpoint.readFilter(query, limits, path);
     const pretty = wantsPretty(query);
+    const read = filter;
     return {
-      key: endpoint.answerKey(filter, page, cursors, pretty),
+      key: endpoint.answerKey(read, page, cursors, pretty),
       pretty,
       ignored: ignoredParametersValue(query.ignoredKeys()),
       read: async () => {
-        const result = await endpoint.list(store, filter, page);
+        const result = await endpoint.list(store, read, page);
         return { body: connectionBody(field, result, cursors), lastBlock: result.lastBlock };
       },
     };
   };
 }
 
-/** The Fastify plugin serving `endpoint`. */
-function pageRoute<F, K>(endpoint: PageEndpoint<F, K>): (app: FastifyInstance, options: PageRouteOptions) => Promise<void> {
+/** The Fastify plugin serving the endpoint whose URLs `reader` reads, at `path` (a prefix: everything under it). */
+export function queryRoute(
+  path: string, prefix: boolean, reader: (store: QueryStore, limits: ReadLimits) => PageQueryReader,
+): (app: FastifyInstance, options: PageRouteOptions) => Promise<void> {
   return async (app, options) => {
-    const readPageQuery = pageQueryReader(endpoint, options.store, options.limits);
-    app.get(endpoint.path, async (request, reply) => {
+    const readPageQuery = reader(options.store, options.limits);
+    app.get(prefix ? `${path}*` : path, async (request, reply) => {
       // What the fast path met reading this very request is answered, not met again (a query cut off, say).
       const failed = fastPathFailure(request.raw);
       if (failed !== undefined) throw failed;
@@ -58,15 +68,19 @@ function pageRoute<F, K>(endpoint: PageEndpoint<F, K>): (app: FastifyInstance, o
   };
 }
 
-/** What the server needs of a page endpoint, whatever its filter and key. */
+/** What the server needs of a cached query endpoint, whatever its filter and key. */
 export interface ServedEndpoint {
   path: string;
-  /** The Fastify plugin serving it: the full path. */
+  /** Served under `path` as a prefix. */
+  prefix: boolean;
+  /** The Fastify plugin serving it. */
   route: (app: FastifyInstance, options: PageRouteOptions) => Promise<void>;
   /** The reader of its URLs, for the fast path (./fast-path.ts). */
   reader: (store: QueryStore, limits: ReadLimits) => PageQueryReader;
 }
 
 export function servedEndpoint<F, K>(endpoint: PageEndpoint<F, K>): ServedEndpoint {
-  return { path: endpoint.path, route: pageRoute(endpoint), reader: (store, limits) => pageQueryReader(endpoint, store, limits) };
+  const reader = (store: QueryStore, limits: ReadLimits) => pageQueryReader(endpoint, store, limits);
+  const prefix = endpoint.prefix === true;
+  return { path: endpoint.path, prefix, route: queryRoute(endpoint.path, prefix, reader), reader };
 }

@@ -94,3 +94,9 @@ export function canonicalName(key: string): string {
   if (!key.includes('_')) return key;
   return key.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 }
+
+/** The path of a request URL: everything before the first `?`. */
+export function pathOf(url: string): string {
+  const end = url.indexOf('?');
+  return end < 0 ? url : url.slice(0, end);
+}

@@ -14,7 +14,7 @@ import type { QueryStore } from '../store/store.js';
 import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
 import { setBlockHeaders } from './block-headers.js';
-import { bundlesEndpoint } from './bundles-route.js';
+import { bundlesEndpoint, removedBundlesEndpoint } from './bundles-route.js';
 import { mergeVary } from './cors.js';
 import {
   ApiError,
@@ -32,10 +32,12 @@ import { httpOptions, type HttpOptions } from './http-options.js';
 import { createHttpServer } from './http-server.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
 import { KnownBlock } from './known-block.js';
+import { orderEndpoint, versionsEndpoint } from './order-route.js';
 import { ordersEndpoint } from './orders-route.js';
 import type { ServedEndpoint } from './page-route.js';
 import { RateLimiter } from './rate-limit.js';
 import { requestIds } from './request-id.js';
+import { attachOrderStreams, type StreamServer } from './stream/attach.js';
 
 export interface ServerOptions {
   store: QueryStore;
@@ -82,7 +84,7 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
 }
 
 /** The network's paged queries, served by Fastify and by the fast path alike. */
-const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint];
+const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint, removedBundlesEndpoint, orderEndpoint, versionsEndpoint];
 
 /**
  * The network's queries. Their errors name the last block stored too, as the
@@ -102,7 +104,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined;
   // Not when every request is to be logged: the fast path answers without Fastify's logging.
   const fastPath = cache !== undefined && opts.logRequests !== true
-    ? new FastPath(cache, store, new Map(PAGE_ENDPOINTS.map((page) => [page.path, page.reader(store, limits)])), opts.urlMapBytes)
+    ? new FastPath(cache, store, PAGE_ENDPOINTS.map((e) => ({ path: e.path, prefix: e.prefix, reader: e.reader(store, limits) })), opts.urlMapBytes)
     : undefined;
   const front = new FrontDoor({
     cors: { origins: http.corsOrigins, maxAgeSeconds: http.corsMaxAgeSeconds },
@@ -111,10 +113,12 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     unlimited: new Set([HEALTH_PATH, READY_PATH]),
   });
   let warn = (_message: string) => {};
+  let streams: StreamServer | undefined;
   const app = Fastify({
-    // Every request meets the front door, then the fast path (if any), then Fastify.
+    // Every request meets the front door, then the stream, the fast path (if any), then Fastify.
     serverFactory: (handler) => createHttpServer(http, (req, res) => {
       if (!front.admit(req, res)) return;
+      if (streams?.serveHttp(req, res) === true) return;
       if (fastPath === undefined) return void handler(req, res);
       fastPath.answer(req, res).then(
         (answered) => answered || handler(req, res),
@@ -134,6 +138,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     return503OnClosing: false,
   });
   warn = (message) => app.log.warn(message);
+  streams = attachOrderStreams(app.server, store, { perClient: http.streamsPerClient, known, closing: () => front.closing });
   // Requests that reach Fastify without the server's listener (inject()) meet the front door here.
   app.addHook('onRequest', async (request, reply) => {
     if (front.admit(request.raw, reply.raw)) return;
@@ -142,6 +147,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
   app.addHook('preClose', async () => {
     front.closing = true;
+    // Streams never end on their own: the server would wait for them.
+    streams?.close();
   });
   // Every refusal names the last block stored, as the original's do; the store read now, or the last one known.
   const withBlock = async (reply: FastifyReply) => {

@@ -71,6 +71,10 @@ export const HTTP_SETTINGS = {
     placeholder: 'S', commands: serve, fileKind: 'number', parse: secondsOrZero,
     help: 'GET /ready is 503 while the last block is older than S seconds (0: never)',
   }, D.readyMaxLagSeconds),
+  'max-streams-per-client': defaulted({
+    placeholder: 'N', commands: serve, fileKind: 'number', parse: positiveInteger,
+    help: 'order streams one client address may hold at once (as the original); past it 429',
+  }, D.streamsPerClient),
 };
 
 type Values = { [K in keyof typeof HTTP_SETTINGS]: ValueOf<(typeof HTTP_SETTINGS)[K]> };
@@ -92,5 +96,6 @@ export function httpOptionsOf(v: Values): HttpOptions {
     corsOrigins: v['cors-origins'],
     corsMaxAgeSeconds: v['cors-max-age'],
     readyMaxLagSeconds: v['ready-max-lag'],
+    streamsPerClient: v['max-streams-per-client'],
   };
 }

@@ -134,6 +134,11 @@ export class OrderStreamHub {
 
   /** A block may have been committed: dispatches every new block's changes. */
   blockCommitted(): void {
+    // With nobody subscribed nothing is owed, nor read: a subscriber starts from its own snapshot.
+    if (this.subscribers.size === 0) {
+      if (this.dispatching === undefined) this.position = undefined;
+      return;
+    }
     if (this.dispatching) {
       this.again = true;
       return;
@@ -145,6 +150,11 @@ export class OrderStreamHub {
         this.blockCommitted();
       }
     });
+  }
+
+  /** Resolves once every block committed so far has been dispatched. */
+  async settled(): Promise<void> {
+    while (this.dispatching !== undefined) await this.dispatching;
   }
 
   /** Ends every subscription (the server is stopping). */

@@ -19,6 +19,7 @@ import { printConfiguration } from '../../src/config/print.js';
 import { COMMANDS, envName, type Command } from '../../src/config/setting.js';
 import { SETTING_NAMES, settingOf, settingsOf } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
+import { resolveLogFormat } from '../../src/logging.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -195,4 +196,12 @@ test('--help lists every option of the command with its variable; `config` print
   assert.equal(Object.keys(table).length, settingsOf('serve').filter((n) => c.values[n] !== undefined && n !== 'data-dir').length);
   assert.match(printed, /^# data-dir = "\.\/data" +# default; not used: the store is the database$/m);
   for (const name of SETTING_NAMES) assert.ok(settingOf(name).commands.length > 0, `${name} belongs to a command`);
+});
+
+test('logs: auto is pretty on a terminal and JSON otherwise; pretty and json force either', () => {
+  assert.equal(resolveLogFormat('auto', true), 'pretty');
+  assert.equal(resolveLogFormat('auto', false), 'json');
+  assert.equal(resolveLogFormat('json', true), 'json');
+  assert.equal(resolveLogFormat('pretty', false), 'pretty');
+  assert.equal(load('serve', [], { LEDGER_QUERY_LOG_FORMAT: 'pretty' }).values['log-format'], 'pretty');
 });

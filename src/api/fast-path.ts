@@ -18,7 +18,7 @@ import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { answerAt, answerHeaders, deliveryOf, markFastPathFailure, type PageQuery } from './answers.js';
 import type { PageQueryReader } from './page-route.js';
-import { pathOf } from './query.js';
+import { IGNORED_PARAMETERS_HEADER, pathOf } from './query.js';
 
 /**
  * Bytes of URLs and their answer keys remembered, least recently used out:
@@ -31,9 +31,15 @@ export const DEFAULT_URL_MAP_BYTES = 4 << 20;
 /** A remembered URL's bytes beside its text and its key's: the map's entry and its links. */
 const URL_ENTRY_OVERHEAD = 120;
 
+/** What a URL remembered reads as: its answer key, and the X-Ignored-Parameters of its answers. */
+interface ReadUrl {
+  key: string;
+  ignored: string | undefined;
+}
+
 export class FastPath {
-  /** Raw request URL (path and query, as sent) to its answer key. */
-  private readonly keys: BoundedMap<string, string>;
+  /** Raw request URL (path and query, as sent) to what it reads as. */
+  private readonly keys: BoundedMap<string, ReadUrl>;
 
   /** Each exact path's reader. */
   private readonly readers = new Map<string, PageQueryReader>();
@@ -63,8 +69,8 @@ export class FastPath {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined) return false;
     let query: PageQuery | undefined;
-    let key = this.keys.get(url);
-    if (key === undefined) {
+    let read = this.keys.get(url);
+    if (read === undefined) {
       const reader = this.readerOf(url);
       if (reader === undefined) return false; // not a page request
       try {
@@ -72,9 +78,10 @@ export class FastPath {
       } catch {
         return false; // a parameter refused: the full path says which
       }
-      key = query.key;
-      this.remember(url, key);
+      read = { key: query.key, ignored: query.ignored };
+      this.remember(url, read);
     }
+    const { key, ignored } = read;
     let answer: CachedAnswer;
     try {
       const block = blockToken(await this.store.lastBlock());
@@ -85,6 +92,7 @@ export class FastPath {
       return false; // the full path says what went wrong
     }
     const headers = answerHeaders(answer, res.getHeader('vary'));
+    if (ignored !== undefined) headers[IGNORED_PARAMETERS_HEADER] = ignored;
     const delivery = deliveryOf(this.cache, key, answer, req.headers['if-none-match'], req.headers['accept-encoding']);
     if (delivery.notModified) {
       // As Fastify sends a 304: no body, so no type either.
@@ -110,8 +118,8 @@ export class FastPath {
     return undefined;
   }
 
-  private remember(url: string, key: string): void {
-    this.keys.set(url, key, stringBytes(url) + stringBytes(key) + URL_ENTRY_OVERHEAD);
+  private remember(url: string, read: ReadUrl): void {
+    this.keys.set(url, read, stringBytes(url) + stringBytes(read.key) + stringBytes(read.ignored ?? '') + URL_ENTRY_OVERHEAD);
   }
 
   /** The URLs remembered, and their bytes. */

@@ -12,7 +12,7 @@ import { InvalidPaginationError, OrderNotFoundError } from './errors.js';
 import { ORDER_PREFIX, VERSIONS_PREFIX, readOrderId, readOrderRequest } from './order-request.js';
 import { queryRoute, servedEndpoint, type PageQueryReader, type ServedEndpoint } from './page-route.js';
 import { wantsPretty } from './params.js';
-import { pathOf, readQuery } from './query.js';
+import { ignoredParametersValue, pathOf, readQuery } from './query.js';
 
 function orderReader(store: QueryStore): PageQueryReader {
   return (url) => {
@@ -22,6 +22,7 @@ function orderReader(store: QueryStore): PageQueryReader {
     return {
       key: JSON.stringify(['order', id, version === undefined ? null : String(version), pretty]),
       pretty,
+      ignored: ignoredParametersValue(query.ignoredKeys()),
       read: async () => {
         const found = await store.getOrder(id, version);
         // As the original words it: the id as asked for, and no resource of it.

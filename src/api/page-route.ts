@@ -11,7 +11,7 @@ import { fastPathFailure, sendAnswer, type PageQuery, type PageRouteOptions } fr
 import type { CursorCodec } from './cursor.js';
 import { connectionBody } from './envelope.js';
 import { readPagination, wantsPretty, type ReadLimits } from './params.js';
-import { pathOf, readQuery, type QueryParams } from './query.js';
+import { ignoredParametersValue, pathOf, readQuery, type QueryParams } from './query.js';
 
 export interface PageEndpoint<F, K> {
   /** The endpoint's path; with `prefix`, what its paths start with (ending in `/`). */
@@ -44,6 +44,7 @@ function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore, 
     return {
       key: endpoint.answerKey(read, page, cursors, pretty),
       pretty,
+      ignored: ignoredParametersValue(query.ignoredKeys()),
       read: async () => {
         const result = await endpoint.list(store, read, page);
         return { body: connectionBody(field, result, cursors), lastBlock: result.lastBlock };

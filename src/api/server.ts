@@ -36,6 +36,7 @@ import { orderEndpoint, versionsEndpoint } from './order-route.js';
 import { ordersEndpoint } from './orders-route.js';
 import type { ServedEndpoint } from './page-route.js';
 import { RateLimiter } from './rate-limit.js';
+import { requestIds } from './request-id.js';
 import { attachOrderStreams, type StreamServer } from './stream/attach.js';
 
 export interface ServerOptions {
@@ -125,6 +126,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       );
     }, { known, warn: (message) => warn(message) }),
     logger: opts.logger ?? false,
+    genReqId: requestIds(),
     // Two log lines per request cost more than a cached answer; failures are logged either way.
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
     // Errors raised before routing (a malformed URL) get the same body as the rest, and the block known.

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,7 +131,7 @@ test('request ids are unique across HTTP processes; logs are JSON off a terminal
   assert.doesNotMatch(pretty.output(), /\x1b\[/, 'no colours off a terminal');
 });
 
-test('Ctrl-C during ingest stores what it read, says up to which block the store holds, exits 130; a re-run continues', async () => {
+test('Ctrl-C during ingest stores what it read, says up to which block the store holds, exits 130; a re-run continues', async (t) => {
   const data = join(dir, 'interrupted');
   const bytes = readFileSync(eventFile());
   // Read from a FIFO that stops halfway: ingest waits there, inside a block, for more.
@@ -141,10 +141,21 @@ test('Ctrl-C during ingest stores what it read, says up to which block the store
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const writer = createWriteStream(fifo);
-  writer.on('error', () => {}); // the reader gone once it stops
-  writer.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
-  await eventually('a block to be stored', async () => / ingest file:\/\/.*events\.fifo: /.test(stderr), 30_000);
+  // The writer is a process of its own: blocked on the FIFO should ingest fail early, it is killed, where a write of this one would hang it.
+  const half = Math.floor(bytes.length / 2);
+  const writer = spawn(process.execPath, ['-e', `
+    const fs = require('node:fs');
+    const fd = fs.openSync(${JSON.stringify(fifo)}, 'w');
+    fs.writeSync(fd, fs.readFileSync(${JSON.stringify(eventFile())}).subarray(0, ${half}));
+    setInterval(() => {}, 1000);`], { stdio: 'ignore' });
+  t.after(() => {
+    writer.kill('SIGKILL');
+    child.kill('SIGKILL');
+  });
+  await eventually('a block to be stored', async () => {
+    assert.equal(child.exitCode, null, `ingest exited early:\n${stderr}`);
+    return / ingest file:\/\/.*events\.fifo: /.test(stderr);
+  }, 30_000);
   await sleep(300); // the blocks read by then are committed once the source has been idle
   child.kill('SIGINT');
   assert.equal(await exited, 130, stderr);
@@ -153,7 +164,7 @@ test('Ctrl-C during ingest stores what it read, says up to which block the store
   assert.ok(m, last);
   const height = Number(m[1]);
   assert.ok(height >= 2 && height < 30, `stopped halfway, at ${height}`);
-  writer.destroy();
+  writer.kill('SIGKILL');
 
   const again = runCli(['ingest', eventFile(), '--data-dir', data]);
   assert.equal(again.status, 0, again.stderr);

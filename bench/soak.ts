@@ -4,9 +4,11 @@
  * flat.
  *
  * 1. A simulated network (src/simulate) is written to an event file as it
- *    goes: a base of blocks at once, which `serve --source file://... --follow`
- *    ingests before anything is measured, then one block every 1/bps s for
- *    the rest of the run, so that blocks keep committing throughout.
+ *    goes: a base of blocks at once (5000, ~250,000 orders), which `serve
+ *    --source file://... --follow` catches up with, then one block every
+ *    1/bps s for the rest of the run, so that blocks keep committing
+ *    throughout. The soak starts --settle-seconds (150) after the catch-up
+ *    ended (BENCHMARKS.md, "Soak", says why).
  * 2. The request mix: every filter shape of bench/shapes.ts (orders with
  *    each filter, their combination, bundles), pages of 10, 50, 100 and 1000,
  *    both orderings and directions, random cursors and repeated first pages.
@@ -21,6 +23,7 @@
  *
  * Usage: npm run soak [-- --seconds N] [--database-url URL | --postgres]
  *   [--blocks-per-second N] [--base-blocks N] [--connections N] [--load F]
+ *   [--settle-seconds N]
  * --database-url names a PostgreSQL server: the soak creates a database
  * lq_soak on it (dropping one left from an earlier run) and drops it at the
  * end. --postgres starts a throwaway server itself (the distribution's
@@ -60,10 +63,10 @@ const SOAK_DATABASE = 'lq_soak';
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-');
 const log = (msg: string) => process.stdout.write(`${msg}\n`);
 
-/** A simulated network appended to `file` block by block: a base at once, then at a pace. */
+/** A simulated network appended to `file` block by block, as the core writes its event file: a base at once, then at a pace. */
 class SimulatedNetwork {
   private readonly events;
-  private readonly fd: number;
+  private fd: number | undefined;
   private seq = 0n;
   private pacer: NodeJS.Timeout | undefined;
   /** Height of the last block written whole. */
@@ -88,7 +91,7 @@ class SimulatedNetwork {
     }
   }
 
-  /** `count` blocks, each written whole in one write, so the tailing reader never meets half a record for long. */
+  /** `count` blocks, every write ending at the end of a block, as the core writes them. */
   write(count: number): void {
     let pending: Buffer[] = [];
     let bytes = 0;
@@ -98,7 +101,7 @@ class SimulatedNetwork {
       pending.push(...block);
       bytes += block.reduce((n, r) => n + r.length, 0);
       if (bytes >= 8 << 20 || i === count - 1) {
-        writeSync(this.fd, Buffer.concat(pending));
+        writeSync(this.fd!, Buffer.concat(pending));
         pending = [];
         bytes = 0;
       }
@@ -116,12 +119,10 @@ class SimulatedNetwork {
     }, 50);
   }
 
-  private closed = false;
-
   close(): void {
     clearInterval(this.pacer);
-    if (!this.closed) closeSync(this.fd);
-    this.closed = true;
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }
 
@@ -142,6 +143,7 @@ async function caughtUp(origin: string, height: number): Promise<IngestStatus> {
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
 
 /**
  * The request mix: for each shape, one path per cursor of its pool, the
@@ -206,6 +208,8 @@ interface Sample {
   each: number[];
   height: number;
   state: string;
+  /** The machine's load average over the last minute: other work on a shared machine shows here. */
+  load: number;
 }
 
 /** The server's memory, summed and per process. */
@@ -220,7 +224,7 @@ function sampleLine(s: Sample, previousHeight: number): string {
   return `t=${fmt(s.at).padStart(4)} s  ${fmt(c.requests / c.seconds).padStart(6)} req/s  p50 ${fmt(c.p50, 2).padStart(6)} ms  ` +
     `p99 ${fmt(c.p99, 2).padStart(7)} ms  max ${fmt(c.max, 0).padStart(5)} ms  errors ${errorsOf(c)}  ` +
     `RSS ${fmt(s.rss.total).padStart(4)} MB (${s.each.map((m) => fmt(m)).join(' + ')}; anon ${fmt(s.rss.anon)}, PSS ${fmt(s.rss.pss)})  ` +
-    `stored height ${fmt(s.height)} (+${fmt(s.height - previousHeight)}, ingestion ${s.state})`;
+    `stored height ${fmt(s.height)} (+${fmt(s.height - previousHeight)}, ingestion ${s.state})  load ${s.load.toFixed(1)}`;
 }
 
 async function freshDatabase(serverUrl: string): Promise<string> {
@@ -257,6 +261,7 @@ async function main(): Promise<boolean> {
       'base-blocks': { type: 'string', default: '5000' },
       connections: { type: 'string', default: '16' },
       load: { type: 'string', default: '0.8' },
+      'settle-seconds': { type: 'string', default: '150' },
     },
   });
   const seconds = Number(values.seconds);
@@ -264,6 +269,7 @@ async function main(): Promise<boolean> {
   const baseBlocks = Number(values['base-blocks']);
   const connections = Number(values.connections);
   const load = Number(values.load);
+  const settleSeconds = Number(values['settle-seconds']);
   const warmup = Math.min(60, Math.floor(seconds / 3));
   const dir = join(BENCH_DATA, `soak-${process.pid}`);
   mkdirSync(dir, { recursive: true });
@@ -283,18 +289,19 @@ async function main(): Promise<boolean> {
     const backend = postgres ? postgres.version.split(' on ')[0]! : serverUrl !== undefined ? 'PostgreSQL (--database-url)' : 'embedded (SQLite)';
 
     // Enough blocks for the base, the measurements and a margin; the simulation makes them as they are written.
-    network = new SimulatedNetwork(join(dir, 'net.events'), baseBlocks + Math.ceil(bps * (seconds + MAX_SECONDS + 600)));
+    network = new SimulatedNetwork(join(dir, 'net.events'), baseBlocks + Math.ceil(bps * (settleSeconds + seconds + 600)));
     network.write(baseBlocks);
-    const source = `file://${network.file}`;
     const storeArgs = config.databaseUrl ? ['--database-url', config.databaseUrl] : ['--data-dir', config.dataDir];
+    const source = `file://${network.file}`;
     server = await startProcess([CLI, 'serve', ...storeArgs, '--port', '0', '--source', source, '--follow'], '/health');
     log(`soak of ${backend}: serve (default settings, ${availableParallelism()} cores) at ${server.url}, ingesting ${source} --follow`);
     const catchUpStarted = Date.now();
     const base = await caughtUp(server.url, network.height);
-    log(`base: ${fmt(baseBlocks)} blocks (~${fmt(baseBlocks * ORDERS_PER_BLOCK)} orders) ingested in ${fmt((Date.now() - catchUpStarted) / 1000, 1)} s ` +
-      `(${fmt(base.events)} events)`);
+    const caughtUpAt = Date.now();
+    log(`base: ${fmt(baseBlocks)} blocks (~${fmt(baseBlocks * ORDERS_PER_BLOCK)} orders, ${fmt(base.events)} events) ingested by the server ` +
+      `in ${fmt((caughtUpAt - catchUpStarted) / 1000, 1)} s`);
     network.pace(bps);
-    log(`ingestion during the run: the simulated network goes on, ${bps} block/s of ~${ORDERS_PER_BLOCK} new orders each (plus their updates), ` +
+    log(`ingestion from now on: the simulated network goes on, ${bps} block/s of ~${ORDERS_PER_BLOCK} new orders each (plus their updates), ` +
       'appended to the file the server tails');
 
     const { paths, shapes } = await requestMix(config);
@@ -308,6 +315,14 @@ async function main(): Promise<boolean> {
     const maxRate = maxWindows.reduce((n, c) => n + c.requests, 0) / maxWindows.reduce((n, c) => n + c.seconds, 0);
     log(`maximum: ${fmt(maxRate)} req/s (p99 ${maxWindows.map((c) => fmt(c.p99, 2)).join(', ')} ms; errors ${errorsOf(max)}, warm-up included)`);
 
+    const settleUntil = caughtUpAt + settleSeconds * 1000;
+    if (Date.now() < settleUntil) {
+      log(`settling: the soak starts ${settleSeconds} s after the catch-up ended, while blocks keep coming ` +
+        '(the catch-up fills the embedded writer\'s page cache to its bound, the steady state, and memory its burst held is handed back ' +
+        'over the next 1-2 minutes: BENCHMARKS.md, "Soak")');
+      await new Promise((r) => setTimeout(r, settleUntil - Date.now()));
+    }
+
     const rate = Math.max(1, Math.round(maxRate * load));
     log(`soak: ${fmt(rate)} req/s (${load * 100}% of the maximum), evenly paced over up to ${connections} connections, ${seconds} s; ` +
       `a line every ${WINDOW_SECONDS} s; RSS is VmRSS summed over serve and its HTTP processes` +
@@ -319,7 +334,7 @@ async function main(): Promise<boolean> {
     const total = await runClient({ ...job, seconds, rate }, (counts) => {
       const memory = serverMemory(server!.pid);
       pending.push(ingestStatus(server!.url).then((s) => {
-        const sample = { at: counts.at, counts, ...memory, height: heightOf(s), state: s.state };
+        const sample = { at: counts.at, counts, ...memory, height: heightOf(s), state: s.state, load: loadavg()[0]! };
         samples.push(sample);
         log(sampleLine(sample, lastHeight));
         lastHeight = sample.height;
@@ -346,7 +361,7 @@ async function main(): Promise<boolean> {
       `timeouts ${total.timeouts}, socket errors ${total.socketErrors})${total.samples.length ? `: ${total.samples.join('; ')}` : ''}`);
     log(`- latency: p50 ${fmt(total.p50, 2)} ms, p99 ${fmt(total.p99, 2)} ms, max ${fmt(total.max)} ms over the run; ` +
       `p99 per ${WINDOW_SECONDS} s window ${fmt(Math.min(...p99s), 2)}-${fmt(Math.max(...p99s), 2)} ms`);
-    log(`- RSS: ${first ? `${fmt(first.rss.total)} MB at t=${fmt(first.at)} s (the first sample after the ${warmup} s warm-up, not judged), ` +
+    log(`- RSS: ${first ? `${fmt(first.rss.total)} MB at t=${fmt(first.at)} s (the end of the ${warmup} s warm-up, whose growth is not judged), ` +
       `${fmt(last!.rss.total)} MB at the end: ratio ${ratio.toFixed(3)}; after warm-up ${fmt(Math.min(...steady.map((s) => s.rss.total)))}-` +
       `${fmt(Math.max(...steady.map((s) => s.rss.total)))} MB (anon ${fmt(first.rss.anon)} -> ${fmt(last!.rss.anon)} MB)` : 'no sample after the warm-up'}`);
     log(`- ingestion: height ${fmt(startHeight)} -> ${fmt(heightOf(end))} during the soak (${fmt(heightOf(end) - startHeight)} blocks), ` +

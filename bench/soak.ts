@@ -204,8 +204,8 @@ interface Sample {
   counts: ClientCounts;
   /** Summed over the server's processes. */
   rss: Rss;
-  /** VmRSS of each process, MB: serve first, then its HTTP processes. */
-  each: number[];
+  /** Each process's, serve first, then its HTTP processes. */
+  each: Rss[];
   height: number;
   state: string;
   /** The machine's load average over the last minute: other work on a shared machine shows here. */
@@ -213,17 +213,17 @@ interface Sample {
 }
 
 /** The server's memory, summed and per process. */
-function serverMemory(pid: number): { rss: Rss; each: number[] } {
+function serverMemory(pid: number): { rss: Rss; each: Rss[] } {
   const each = processTree(pid).map(processRss);
   const rss = each.reduce((a, r) => ({ total: a.total + r.total, anon: a.anon + r.anon, pss: a.pss + r.pss }), { total: 0, anon: 0, pss: 0 });
-  return { rss, each: each.map((r) => r.total) };
+  return { rss, each };
 }
 
 function sampleLine(s: Sample, previousHeight: number): string {
   const c = s.counts;
   return `t=${fmt(s.at).padStart(4)} s  ${fmt(c.requests / c.seconds).padStart(6)} req/s  p50 ${fmt(c.p50, 2).padStart(6)} ms  ` +
     `p99 ${fmt(c.p99, 2).padStart(7)} ms  max ${fmt(c.max, 0).padStart(5)} ms  errors ${errorsOf(c)}  ` +
-    `RSS ${fmt(s.rss.total).padStart(4)} MB (${s.each.map((m) => fmt(m)).join(' + ')}; anon ${fmt(s.rss.anon)}, PSS ${fmt(s.rss.pss)})  ` +
+    `RSS ${fmt(s.rss.total).padStart(4)} MB = ${s.each.map((m) => fmt(m.total)).join(' + ')} (anon ${s.each.map((m) => fmt(m.anon)).join(' + ')}; PSS ${fmt(s.rss.pss)})  ` +
     `stored height ${fmt(s.height)} (+${fmt(s.height - previousHeight)}, ingestion ${s.state})  load ${s.load.toFixed(1)}`;
 }
 
@@ -363,7 +363,9 @@ async function main(): Promise<boolean> {
       `p99 per ${WINDOW_SECONDS} s window ${fmt(Math.min(...p99s), 2)}-${fmt(Math.max(...p99s), 2)} ms`);
     log(`- RSS: ${first ? `${fmt(first.rss.total)} MB at t=${fmt(first.at)} s (the end of the ${warmup} s warm-up, whose growth is not judged), ` +
       `${fmt(last!.rss.total)} MB at the end: ratio ${ratio.toFixed(3)}; after warm-up ${fmt(Math.min(...steady.map((s) => s.rss.total)))}-` +
-      `${fmt(Math.max(...steady.map((s) => s.rss.total)))} MB (anon ${fmt(first.rss.anon)} -> ${fmt(last!.rss.anon)} MB)` : 'no sample after the warm-up'}`);
+      `${fmt(Math.max(...steady.map((s) => s.rss.total)))} MB (anon ${fmt(first.rss.anon)} -> ${fmt(last!.rss.anon)} MB); ` +
+      `per process (serve, then its HTTP processes) ${first.each.map((r) => fmt(r.total)).join(' + ')} -> ${last!.each.map((r) => fmt(r.total)).join(' + ')} MB, ` +
+      `anon ${first.each.map((r) => fmt(r.anon)).join(' + ')} -> ${last!.each.map((r) => fmt(r.anon)).join(' + ')} MB` : 'no sample after the warm-up'}`);
     log(`- ingestion: height ${fmt(startHeight)} -> ${fmt(heightOf(end))} during the soak (${fmt(heightOf(end) - startHeight)} blocks), ` +
       `state ${end.state}${end.error ? ` (${end.error})` : ''}${stalled.length ? `, no new block in ${stalled.length} window(s)` : ''}`);
     const pass = errors === 0 && flat && ingesting;

@@ -88,6 +88,38 @@ export interface Rss {
   pss: number;
 }
 
+/** A process and all its descendants, parents first; empty once it has ended. */
+export function processTree(pid: number): number[] {
+  const out: number[] = [];
+  const pending = [pid];
+  while (pending.length > 0) {
+    const p = pending.shift()!;
+    try {
+      const children = readdirSync(`/proc/${p}/task`).map((task) => readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim());
+      out.push(p);
+      for (const c of children) if (c) pending.push(...c.split(/\s+/).map(Number));
+    } catch {
+      // The process ended between two reads.
+    }
+  }
+  return out;
+}
+
+/** The memory of one process, MB; zeros once it has ended. */
+export function processRss(pid: number): Rss {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (re: RegExp, text: string) => Number(re.exec(text)?.[1] ?? 0) / 1024;
+    return {
+      total: kib(/^VmRSS:\s+(\d+)/m, status),
+      anon: kib(/^RssAnon:\s+(\d+)/m, status),
+      pss: kib(/^Pss:\s+(\d+)/m, readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')),
+    };
+  } catch {
+    return { total: 0, anon: 0, pss: 0 };
+  }
+}
+
 /**
  * Resident memory of a process and all its descendants: a server that
  * answers on several cores (workers) is measured whole. Pages shared between
@@ -95,26 +127,14 @@ export interface Rss {
  * is an upper bound; `pss` counts them once.
  */
 export function treeRss(pid: number): Rss {
-  let total = 0;
-  let anon = 0;
-  let pss = 0;
-  const pending = [pid];
-  while (pending.length > 0) {
-    const p = pending.pop()!;
-    try {
-      const status = readFileSync(`/proc/${p}/status`, 'utf8');
-      total += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-      anon += Number(/^RssAnon:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-      pss += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-      for (const task of readdirSync(`/proc/${p}/task`)) {
-        const children = readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim();
-        if (children) pending.push(...children.split(/\s+/).map(Number));
-      }
-    } catch {
-      // The process ended between two reads: it holds no memory.
-    }
+  const sum: Rss = { total: 0, anon: 0, pss: 0 };
+  for (const p of processTree(pid)) {
+    const r = processRss(p);
+    sum.total += r.total;
+    sum.anon += r.anon;
+    sum.pss += r.pss;
   }
-  return { total: total / 1024, anon: anon / 1024, pss: pss / 1024 };
+  return sum;
 }
 
 /** Fails with the install line when wrk is missing, before anything slow starts. */

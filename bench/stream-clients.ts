@@ -29,9 +29,9 @@ export type ToClients =
       committedAt: Record<number, number>;
     };
 
-/** Delays kept in buckets of this many ms, up to DELAY_BUCKETS of them; later ones in the last. */
-export const DELAY_BUCKET_MS = 0.1;
-export const DELAY_BUCKETS = 100_000;
+/** Delays kept in buckets of this many ms, up to DELAY_BUCKETS of them (two minutes); later ones in the last. */
+export const DELAY_BUCKET_MS = 0.5;
+export const DELAY_BUCKETS = 240_000;
 
 export interface KindReport {
   subscribers: number;
@@ -42,8 +42,8 @@ export interface KindReport {
   frames: number;
   orders: number;
   bytes: number;
-  /** Delays from commit to client, counted per DELAY_BUCKET_MS. */
-  histogram: number[];
+  /** Delays from commit to client, counted per DELAY_BUCKET_MS: [bucket, count] of the buckets counted. */
+  histogram: [number, number][];
   samples: number;
   /** Blocks that arrived before the harness saw them committed (counted in the first bucket). */
   early: number;
@@ -152,12 +152,14 @@ async function connect(origin: string, specs: SubscriberSpec[], concurrency: num
 /** Each subscriber's frames matched with what its filter was owed: its verdict and its delays. */
 function finish(m: Extract<ToClients, { type: 'finish' }>): void {
   const kinds: Record<string, KindReport> = {};
+  const buckets: Record<string, Uint32Array> = {};
   let unmatched = 0;
   for (const sub of subscribers) {
     const owed = m.owed[sub.spec.kind] ?? [];
     const k = (kinds[sub.spec.kind] ??= {
-      subscribers: 0, exact: 0, faults: [], frames: 0, orders: 0, bytes: 0, histogram: new Array<number>(DELAY_BUCKETS).fill(0), samples: 0, early: 0,
+      subscribers: 0, exact: 0, faults: [], frames: 0, orders: 0, bytes: 0, histogram: [], samples: 0, early: 0,
     });
+    const counts = (buckets[sub.spec.kind] ??= new Uint32Array(DELAY_BUCKETS));
     k.subscribers++;
     k.frames += sub.frames;
     k.orders += sub.orders;
@@ -182,13 +184,14 @@ function finish(m: Extract<ToClients, { type: 'finish' }>): void {
       if (committed === undefined) continue;
       const delay = sub.times[i]! - committed;
       if (delay < 0) k.early++;
-      k.histogram[Math.min(DELAY_BUCKETS - 1, Math.max(0, Math.floor(delay / DELAY_BUCKET_MS)))]!++;
+      counts[Math.min(DELAY_BUCKETS - 1, Math.max(0, Math.floor(delay / DELAY_BUCKET_MS)))]!++;
       k.samples++;
     }
   }
+  for (const [kind, counts] of Object.entries(buckets)) counts.forEach((c, i) => { if (c > 0) kinds[kind]!.histogram.push([i, c]); });
   send({ type: 'finished', kinds, unmatched });
+  // The harness ends this process once it has the answer: exiting here could cut the message short.
   for (const sub of subscribers) sub.ws?.terminate();
-  setTimeout(() => process.exit(0), 100).unref();
 }
 
 process.on('message', (m: ToClients) => {

@@ -30,7 +30,8 @@
  *   pipe to its commit, beside the runs without subscribers.
  *
  * Usage: npm run bench:stream [-- --seconds 60 --subscribers 10000 --rounds 2
- *        --database-url postgres://.../postgres | --postgres]
+ *        --mix 1:1:1 (all:market:party) --client-processes 2 --cpu-prof DIR (serve's, with subscribers)
+ *        --database-url postgres://.../postgres | --postgres (a throwaway server of the distribution's build)]
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,7 +51,7 @@ import type { QueryStore, StoreConfig } from '../src/store/store.js';
 import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from '../test/support/pg-server.js';
 import { BENCH_DATA } from './dataset.js';
 import { treeRss } from './load.js';
-import { DELAY_BUCKET_MS, type FromClients, type KindReport, type SubscriberSpec, type ToClients } from './stream-clients.js';
+import { DELAY_BUCKET_MS, DELAY_BUCKETS, type FromClients, type KindReport, type SubscriberSpec, type ToClients } from './stream-clients.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const CLIENTS = fileURLToPath(new URL('./stream-clients.js', import.meta.url));
@@ -68,6 +69,10 @@ interface Options {
   ordersPerBlock: number;
   clientProcesses: number;
   seed: number;
+  /** Weights of the filter kinds (all, market, party) among the subscribers. */
+  mix: number[];
+  /** A folder for serve's CPU profiles of the runs with subscribers (node --cpu-prof). */
+  cpuProf?: string;
 }
 
 /** One block of the network: its NDJSON, and what the stream owes for it. */
@@ -119,6 +124,17 @@ function filterKinds(blocks: readonly Block[]): { kind: string; path: string; ma
   ];
 }
 
+/** The filter kind of subscriber `s`: kinds interleaved in proportion to their weights. */
+function kindOf(mix: readonly number[], s: number): number {
+  const total = mix.reduce((a, b) => a + b, 0);
+  let at = s % total;
+  for (const [k, w] of mix.entries()) {
+    if (at < w) return k;
+    at -= w;
+  }
+  return 0;
+}
+
 /** The command-line options naming a store. */
 const storeArgs = (c: StoreConfig) => (c.databaseUrl ? ['--database-url', c.databaseUrl] : ['--data-dir', c.dataDir]);
 
@@ -153,11 +169,12 @@ interface Server {
  * client address and per process are raised past the subscribers (they all
  * come from 127.0.0.1, and node:cluster may hand one process more than half).
  */
-async function startServe(config: StoreConfig, subscribers: number): Promise<Server> {
-  const args = [CLI, 'serve', ...storeArgs(config), '--port', '0', '--source', '-',
+async function startServe(config: StoreConfig, subscribers: number, cpuProf: string | undefined): Promise<Server> {
+  const args = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), CLI, 'serve', ...storeArgs(config), '--port', '0', '--source', '-',
     '--max-connections', String(subscribers + 100), '--max-streams-per-client', String(subscribers + 100)];
   const child = spawn('sh', ['-c', RAISE_FD_LIMIT, process.execPath, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'info', LOG_REQUESTS: '0' }, stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'info', LOG_REQUESTS: '0' },
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let out = '';
@@ -235,7 +252,7 @@ function treeCpu(pid: number): number {
 /** The client processes, each with its share of the subscribers. */
 class Clients {
   private readonly procs: ChildProcess[] = [];
-  private readonly waiting = new Map<ChildProcess, (m: FromClients) => void>();
+  private readonly waiting = new Map<ChildProcess, { resolve: (m: FromClients) => void; reject: (e: Error) => void }>();
 
   constructor(count: number) {
     for (let i = 0; i < count; i++) {
@@ -243,8 +260,9 @@ class Clients {
       child.on('message', (m: FromClients) => {
         const w = this.waiting.get(child);
         this.waiting.delete(child);
-        w?.(m);
+        w?.resolve(m);
       });
+      child.once('exit', (code) => this.waiting.get(child)?.reject(new Error(`client process exited ${code}`)));
       this.procs.push(child);
     }
   }
@@ -256,8 +274,7 @@ class Clients {
   /** Sends each process its message and waits for one answer from each. */
   ask(messages: (i: number) => ToClients): Promise<FromClients[]> {
     return Promise.all(this.procs.map((p, i) => new Promise<FromClients>((resolve, reject) => {
-      this.waiting.set(p, resolve);
-      p.once('exit', (code) => reject(new Error(`client process exited ${code}`)));
+      this.waiting.set(p, { resolve, reject });
       p.send(messages(i));
     })));
   }
@@ -281,10 +298,10 @@ function histogramPercentile(histogram: readonly number[], total: number, p: num
 
 interface Delays { p50: number; p99: number; max: number; samples: number }
 
-/** Percentiles of histograms of DELAY_BUCKET_MS buckets, added up. */
-function delays(histograms: readonly number[][]): Delays {
-  const sum: number[] = [];
-  for (const h of histograms) h.forEach((c, i) => (sum[i] = (sum[i] ?? 0) + c));
+/** Percentiles of histograms of DELAY_BUCKET_MS buckets ([bucket, count] pairs), added up. */
+function delays(histograms: readonly (readonly [number, number])[][]): Delays {
+  const sum = new Array<number>(DELAY_BUCKETS).fill(0);
+  for (const h of histograms) for (const [i, c] of h) sum[i] = (sum[i] ?? 0) + c;
   const samples = sum.reduce((s, c) => s + c, 0);
   let max = 0;
   sum.forEach((c, i) => { if (c > 0) max = i; });
@@ -333,7 +350,7 @@ async function freshStore(base: StoreConfig, run: number): Promise<StoreConfig> 
 
 async function run(o: Options, base: StoreConfig, n: number, blocks: readonly Block[], subscribers: number): Promise<RunResult> {
   const config = await freshStore(base, n);
-  const server = await startServe(config, subscribers);
+  const server = await startServe(config, subscribers, subscribers > 0 ? o.cpuProf : undefined);
   const store = await openStore(config, { readOnly: true });
   const commits = await watchCommits(config, store);
   const kinds = filterKinds(blocks);
@@ -347,7 +364,10 @@ async function run(o: Options, base: StoreConfig, n: number, blocks: readonly Bl
       clients = new Clients(o.clientProcesses);
       const share = (i: number): SubscriberSpec[] => {
         const specs: SubscriberSpec[] = [];
-        for (let s = i; s < subscribers; s += o.clientProcesses) specs.push({ kind: kinds[s % kinds.length]!.kind, path: kinds[s % kinds.length]!.path });
+        for (let s = i; s < subscribers; s += o.clientProcesses) {
+          const k = kinds[kindOf(o.mix, s)]!;
+          specs.push({ kind: k.kind, path: k.path });
+        }
         return specs;
       };
       log(`run ${n}: connecting ${subscribers} subscribers from ${o.clientProcesses} processes`);
@@ -437,7 +457,7 @@ async function run(o: Options, base: StoreConfig, n: number, blocks: readonly Bl
           m.bytes += r.bytes;
           m.samples += r.samples;
           m.early += r.early;
-          r.histogram.forEach((c, i) => (m.histogram[i] = (m.histogram[i] ?? 0) + c));
+          m.histogram.push(...r.histogram);
           m.faults.push(...r.faults.slice(0, 3 - m.faults.length));
         }
       }
@@ -467,6 +487,9 @@ function report(o: Options, backend: string, results: readonly RunResult[], bloc
   const changes = mean(blocks.map((b) => b.changes.length));
   const without = results.filter((r) => r.subscribers === 0);
   const withSubs = results.filter((r) => r.subscribers > 0);
+  // The store's own growth while ingesting (its caches filling) is no subscriber's: taken out with the runs without any.
+  const growth = without.length > 0 ? mean(without.map((r) => r.rss.peak - r.rss.before)) : 0;
+  const perSubscriber = (r: RunResult) => ((r.rss.peak - r.rss.before - growth) * 1024) / r.subscribers;
   const rows = results.map((r, i) => [
     String(i + 1), fmt(r.subscribers), fmt(r.ingestRate), `${fmt(r.writeToCommit.p50, 1)} / ${fmt(r.writeToCommit.p99, 1)}`,
     r.delay ? `${fmt(r.delay.p50, 1)} / ${fmt(r.delay.p99, 1)} / ${fmt(r.delay.max, 0)}` : '-',
@@ -488,9 +511,6 @@ function report(o: Options, backend: string, results: readonly RunResult[], bloc
       `; commit→client p50 ${fmt(d.p50, 1)} ms, p99 ${fmt(d.p99, 1)} ms over ${fmt(d.samples)} (subscriber, block) pairs` +
       (v.early > 0 ? `, ${fmt(v.early)} of them received before the harness saw the commit` : '');
   }));
-  // The store's own growth while ingesting (its caches filling) is no subscriber's: taken out with the runs without any.
-  const growth = without.length > 0 ? mean(without.map((r) => r.rss.peak - r.rss.before)) : 0;
-  const perSubscriber = (r: RunResult) => ((r.rss.peak - r.rss.before - growth) * 1024) / r.subscribers;
   const ratio = without.length > 0 && withSubs.length > 0 ? mean(withSubs.map((r) => r.ingestRate)) / mean(without.map((r) => r.ingestRate)) : NaN;
   const p99 = Math.max(...withSubs.map((r) => r.delay?.p99 ?? NaN));
   const perSub = Math.max(...withSubs.map(perSubscriber));
@@ -501,7 +521,7 @@ function report(o: Options, backend: string, results: readonly RunResult[], bloc
     `${new Date().toISOString()}, Node ${process.version}, ${availableParallelism()} cores (shared machine: compare the runs of one report).`,
     `Network: ${o.blocksPerSecond} blocks/s for ${o.seconds} s (${blocks.length} blocks, ${fmt(changes, 1)} order changes and ${fmt(mean(blocks.map((b) => b.events)), 0)} events a block on average, ` +
       `simulate --orders-per-block ${o.ordersPerBlock}, seed ${o.seed}), written as NDJSON into serve's stdin at the network's pace.`,
-    `Subscribers: WebSocket, from ${o.clientProcesses} client processes, a third each on ${kinds.map((k) => `\`${k.path.replace(/=(\w{8})\w+/, '=$1…')}\``).join(', ')}; ` +
+    `Subscribers: WebSocket, from ${o.clientProcesses} client processes, ${kinds.map((k, i) => `\`${k.path.replace(/=(\w{8})\w+/, '=$1…')}\` (${o.mix[i]}/${o.mix.reduce((a, b) => a + b, 0)})`).join(', ')}; ` +
       'serve with its defaults (one HTTP process per core, the first also ingests) but --max-connections and --max-streams-per-client raised past the subscribers.',
     'Commit time: when this harness first saw the block committed, from outside serve: the embedded store\'s last block read every 1 ms (its moment up to ~1 ms late), ' +
       'PostgreSQL\'s commit notification (sent by the writer\'s transaction, delivered once it committed).',
@@ -542,14 +562,18 @@ async function main(): Promise<void> {
     options: {
       seconds: { type: 'string', default: '60' }, subscribers: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '2' },
       'database-url': { type: 'string' }, postgres: { type: 'boolean' }, 'client-processes': { type: 'string', default: '2' },
-      'orders-per-block': { type: 'string', default: '18' }, 'blocks-per-second': { type: 'string', default: '10' }, seed: { type: 'string', default: '7' },
+      'orders-per-block': { type: 'string', default: '18' }, mix: { type: 'string', default: '1:1:1' }, 'cpu-prof': { type: 'string' }, 'blocks-per-second': { type: 'string', default: '10' }, seed: { type: 'string', default: '7' },
     },
   });
   const o: Options = {
     seconds: Number(values.seconds), subscribers: Number(values.subscribers), rounds: Number(values.rounds),
     blocksPerSecond: Number(values['blocks-per-second']), ordersPerBlock: Number(values['orders-per-block']),
-    clientProcesses: Number(values['client-processes']), seed: Number(values.seed),
+    clientProcesses: Number(values['client-processes']), seed: Number(values.seed), mix: values.mix!.split(':').map(Number),
+    ...(values['cpu-prof'] === undefined ? {} : { cpuProf: values['cpu-prof'] }),
   };
+  if (o.mix.length !== 3 || o.mix.some((w) => !Number.isInteger(w) || w < 0) || o.mix.every((w) => w === 0)) {
+    throw new Error(`--mix ${values.mix}: three whole weights, all:market:party (e.g. 1:1:1)`);
+  }
   const limits = fdLimits();
   const perClientProcess = Math.ceil(o.subscribers / o.clientProcesses) + 100;
   if (limits.hard < o.subscribers + 200 || limits.hard < perClientProcess) {
@@ -568,6 +592,7 @@ async function main(): Promise<void> {
         const result = await run(o, base, n, blocks, subscribers);
         log(`run ${n}: ingest ${result.ingestRate.toFixed(0)} events/s` + (result.delay ? `, delay p50 ${result.delay.p50.toFixed(1)} p99 ${result.delay.p99.toFixed(1)} ms` : ''));
         results.push(result);
+        log(`run ${n}: ${JSON.stringify({ ...result, kinds: Object.fromEntries(Object.entries(result.kinds ?? {}).map(([k, v]) => [k, { ...v, histogram: delays([v.histogram]) }])) })}`);
       }
     }
     const text = report(o, pgServer.name, results, blocks);

@@ -36,7 +36,7 @@
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +133,13 @@ function kindOf(mix: readonly number[], s: number): number {
     at -= w;
   }
   return 0;
+}
+
+/** How many of `subscribers` are of filter kind `k`. */
+function subscribersOf(o: Options, subscribers: number, k: number): number {
+  let n = 0;
+  for (let s = 0; s < subscribers; s++) if (kindOf(o.mix, s) === k) n++;
+  return n;
 }
 
 /** The command-line options naming a store. */
@@ -320,7 +327,11 @@ interface RunResult {
   rss: { before: number; connected: number; peak: number };
   serveCpu: number;
   clientCpu: number;
+  /** Seconds from the first block's write until the subscribers had every frame: what the CPU seconds are spread over. */
+  cpuWindow: number;
   seconds: number;
+  /** The machine's 1-minute load average as the network started and as it ended (other work on a shared machine shows here). */
+  load: [number, number];
   delay?: Delays & { unmatched: number; early: number };
   kinds?: Record<string, KindReport & { owedFrames: number; owedOrders: number }>;
   historyMatchesSent: boolean;
@@ -381,6 +392,7 @@ async function run(o: Options, base: StoreConfig, n: number, blocks: readonly Bl
       await sleep(2000);
     }
     const connected = treeRss(server.pid).total;
+    const load0 = loadavg()[0]!;
     const cpu0 = treeCpu(server.pid);
     const clientCpu0 = clients?.pids.reduce((s, p) => s + treeCpu(p), 0) ?? 0;
     let peak = connected;
@@ -399,23 +411,6 @@ async function run(o: Options, base: StoreConfig, n: number, blocks: readonly Bl
       if (i > 600) throw new Error(`block ${lastHeight} not committed within 60 s of its write (last seen ${commits.last()})`);
       await sleep(100);
     }
-    // Subscribers drained: no frame for 2 s, or at most 120 s.
-    if (clients) {
-      for (let i = 0; i < 240; i++) {
-        const p = await clients.ask(() => ({ type: 'progress' }));
-        const last = Math.max(...p.map((m) => (m.type === 'progress' ? m.lastFrameAt : 0)));
-        if (now() - last > 2000) break;
-        await sleep(500);
-      }
-    }
-    clearInterval(sampler);
-    const serveCpu = treeCpu(server.pid) - cpu0;
-    const clientCpu = (clients?.pids.reduce((s, p) => s + treeCpu(p), 0) ?? 0) - clientCpu0;
-    peak = Math.max(peak, treeRss(server.pid).total);
-    const seconds = (commits.committedAt.get(lastHeight)! - writtenAt.get(blocks[0]!.height)!) / 1000;
-    const events = blocks.reduce((s, b) => s + b.events, 0);
-    const w2c = blocks.map((b) => commits.committedAt.get(b.height)! - writtenAt.get(b.height)!).sort((a, b) => a - b);
-
     // What each filter was owed, from the store's history; checked against what was sent.
     const history = await store.orderChanges(0n, BigInt(lastHeight), blocks.length + 1);
     const byHeight = new Map(history.map((h) => [Number(h.height), h.changes]));
@@ -432,10 +427,30 @@ async function run(o: Options, base: StoreConfig, n: number, blocks: readonly Bl
         for (let f = 0; f < Math.ceil(stored / FRAME_ORDERS); f++) owed[k.kind]!.push(b.height);
       }
     }
+    // Subscribers drained: every frame owed received, or none for 10 s (at most 5 minutes).
+    if (clients) {
+      const owedFrames = kinds.reduce((sum, k) => sum + owed[k.kind]!.length * subscribersOf(o, subscribers, kinds.indexOf(k)), 0);
+      for (let i = 0; i < 600; i++) {
+        const p = await clients.ask(() => ({ type: 'progress' }));
+        const frames = p.reduce((sum, m) => sum + (m.type === 'progress' ? m.frames : 0), 0);
+        const last = Math.max(...p.map((m) => (m.type === 'progress' ? m.lastFrameAt : 0)));
+        if (frames >= owedFrames || now() - last > 10_000) break;
+        await sleep(500);
+      }
+    }
+    clearInterval(sampler);
+    const cpuWindow = (now() - t0) / 1000;
+    const serveCpu = treeCpu(server.pid) - cpu0;
+    const clientCpu = (clients?.pids.reduce((s, p) => s + treeCpu(p), 0) ?? 0) - clientCpu0;
+    peak = Math.max(peak, treeRss(server.pid).total);
+    const seconds = (commits.committedAt.get(lastHeight)! - writtenAt.get(blocks[0]!.height)!) / 1000;
+    const events = blocks.reduce((s, b) => s + b.events, 0);
+    const w2c = blocks.map((b) => commits.committedAt.get(b.height)! - writtenAt.get(b.height)!).sort((a, b) => a - b);
+
     const result: RunResult = {
       subscribers, connectSeconds, connectFailures, blocks: blocks.length, events, ingestRate: events / seconds,
       writeToCommit: { p50: percentileOf(w2c, 50), p99: percentileOf(w2c, 99), max: w2c.at(-1)! },
-      rss: { before, connected, peak }, serveCpu, clientCpu, seconds, historyMatchesSent,
+      rss: { before, connected, peak }, serveCpu, clientCpu, cpuWindow, seconds, historyMatchesSent, load: [load0, loadavg()[0]!],
     };
     if (clients) {
       const committedAt = Object.fromEntries(commits.committedAt);
@@ -496,11 +511,12 @@ function report(o: Options, backend: string, results: readonly RunResult[], bloc
     r.kinds ? Object.values(r.kinds).every((k) => k.exact === k.subscribers) && r.historyMatchesSent ? 'all' : 'NO' : '-',
     `${fmt(r.rss.before)} / ${fmt(r.rss.connected)} / ${fmt(r.rss.peak)}`,
     r.subscribers > 0 ? `${fmt(((r.rss.connected - r.rss.before) * 1024) / r.subscribers, 1)} / ${fmt(perSubscriber(r), 1)}` : '-',
-    fmt(r.serveCpu / r.seconds, 2), r.subscribers > 0 ? fmt(r.clientCpu / r.seconds, 2) : '-',
+    fmt(r.serveCpu / r.cpuWindow, 2), r.subscribers > 0 ? fmt(r.clientCpu / r.cpuWindow, 2) : '-',
     r.framesPerSecond === undefined ? '-' : `${fmt(r.framesPerSecond)} / ${fmt(r.mbPerSecond!, 1)}`,
+    `${fmt(r.load[0], 1)} / ${fmt(r.load[1], 1)}`,
   ]);
   const header = ['run', 'subscribers', 'ingest events/s', 'write→commit p50/p99 ms', 'commit→client p50/p99/max ms', 'delivered',
-    'serve RSS MB before/connected/peak', 'KB per subscriber connected/streaming', 'serve CPU cores', 'clients CPU cores', 'frames/s / MB/s sent'];
+    'serve RSS MB before/connected/peak', 'KB per subscriber connected/streaming', 'serve CPU cores', 'clients CPU cores', 'frames/s / MB/s sent', 'load avg start/end'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   const table = [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
@@ -531,7 +547,7 @@ function report(o: Options, backend: string, results: readonly RunResult[], bloc
     'Ingest: events committed per second from the first block\'s write to the last block\'s commit (the network\'s pace when ingestion keeps up), and each block\'s write→commit delay.',
     'RSS: serve\'s VmRSS summed over its processes, before subscribers connect, once they have, and at its highest while streaming (sampled every second). ' +
       'KB per subscriber: connected = (connected − before) / subscribers; streaming = (peak − before − the same growth in the runs without subscribers) / subscribers.',
-    'CPU: cores used on average over the run (user + system seconds / run seconds).',
+    'CPU: cores used on average from the first block\'s write until every frame was received (user + system seconds / those seconds). Load avg: the machine\'s 1-minute load average (2 cores; above 2, other work waited for them too).',
     '',
     table,
     '',

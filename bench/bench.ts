@@ -26,7 +26,7 @@ import type { StoreConfig } from '../src/store/store.js';
 import type { QueryStore } from '../src/store/store.js';
 import { BENCH_DATA, ingestedDataset, ingestedPostgres, type DatasetSpec } from './dataset.js';
 import { capture, checkWrk, startProcess, treeRss, wrk, type LoadOptions, type Measure, type Rss, type RunningServer } from './load.js';
-import { BUNDLES, casePaths, chooseShapes, cursorPool, describeCase, matrix, ORDERS, type Case, type Shape } from './shapes.js';
+import { BUNDLES, casePaths, chooseShapes, cursorPool, describeCase, matrix, ORDER, ORDERS, type Case, type Shape } from './shapes.js';
 import { READY_PATH, writeManifest } from './static-server.js';
 
 const SIZES: Record<string, DatasetSpec> = {
@@ -70,6 +70,8 @@ interface Backend {
   config: StoreConfig;
   store: QueryStore;
   server: RunningServer;
+  /** The same with --answer-cache-mb 0, started for the cases that ask for it. */
+  uncachedServer?: RunningServer;
   bytes: number;
 }
 
@@ -85,6 +87,10 @@ interface Row {
 
 /** A query parsed once, as the route would parse it, so the loop times the store alone. */
 function rawQuery(store: QueryStore, shape: Shape, path: string): () => Promise<unknown> {
+  if (shape.endpoint === ORDER) {
+    const id = path.slice(ORDER.length);
+    return () => store.getOrder(id);
+  }
   const q = readQuery(path);
   if (shape.endpoint === BUNDLES) {
     const filter = readBundleFilter(q);
@@ -188,7 +194,7 @@ function lowest(rows: readonly Row[], value: (r: Row) => number): { row: Row; va
 function goals(rows: readonly Row[], backends: readonly Backend[], orders: number): string[] {
   const out: string[] = [];
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
-  const where = (r: Row) => describeCase(r.c).slice(0, 3).join(' ');
+  const where = (r: Row) => (r.c.shape.endpoint === ORDER ? [r.c.shape.name, describeCase(r.c)[4]] : describeCase(r.c).slice(0, 3)).join(' ');
   for (const b of backends) {
     const mine = rows.filter((r) => r.backend === b.name);
     const page50 = mine.filter((r) => r.c.pageSize === 50);
@@ -196,13 +202,15 @@ function goals(rows: readonly Row[], backends: readonly Backend[], orders: numbe
       const low = lowest(cases, (r) => r.http.rate / (of === 'raw' ? r.raw.rate : r.staticRate));
       if (low) out.push(`- ${b.name}: ${what} >= ${min} of ${of}: ${verdict(low.value >= min)} (lowest ${low.value.toFixed(3)}, ${where(low.row)})`);
     };
-    const random50 = page50.filter((r) => r.c.cursors === 'random' && !r.c.gzip);
+    const byId = mine.filter((r) => r.c.shape.endpoint === ORDER && !r.c.uncached);
+    ratioGoal('GET /order/{id} (cached)', byId, 'static', 0.5);
+    const random50 = page50.filter((r) => r.c.cursors === 'random' && !r.c.gzip && r.c.shape.endpoint !== ORDER);
     const wide50 = page50.filter((r) => r.c.cursors === 'wide');
     ratioGoal('random-cursor page 50', random50, 'raw', 1);
     ratioGoal('random-cursor page 50', random50, 'static', 0.1);
     ratioGoal(`random-cursor page 50 from ${WIDE_POOL} pages (none cached)`, wide50, 'raw', 1);
     ratioGoal(`random-cursor page 50 from ${WIDE_POOL} pages (none cached)`, wide50, 'static', 0.1);
-    ratioGoal('repeated first page', page50.filter((r) => r.c.cursors === 'first'), 'static', 0.5);
+    ratioGoal('repeated first page', page50.filter((r) => r.c.cursors === 'first' && r.c.shape.endpoint !== ORDER), 'static', 0.5);
     const worst = lowest(page50, (r) => -r.http.p99);
     if (worst) out.push(`- ${b.name}: p99 <= 5 ms for every page-50 case: ${verdict(-worst.value <= 5)} (worst ${(-worst.value).toFixed(2)} ms, ${where(worst.row)})`);
     const maxRss = Math.max(...mine.map((r) => r.rss.total));
@@ -225,6 +233,11 @@ function gitDescription(): string {
   return `${head || 'unknown'}${dirty ? ' with uncommitted changes' : ''}`;
 }
 
+/** `serve` on a store, default settings but `extra`. */
+function startServe(config: StoreConfig, extra: string[] = []): Promise<RunningServer> {
+  return startProcess([CLI, 'serve', ...(config.databaseUrl ? ['--database-url', config.databaseUrl] : ['--data-dir', config.dataDir]), '--port', '0', ...extra], ORDERS);
+}
+
 async function runSize(sizeName: string, spec: DatasetSpec, databaseUrl: string | undefined): Promise<string> {
   const began = Date.now();
   const ds = await build(spec);
@@ -236,7 +249,7 @@ async function runSize(sizeName: string, spec: DatasetSpec, databaseUrl: string 
   try {
     for (const [name, config] of configs) {
       const bytes = config.databaseUrl ? await postgresBytes(config.databaseUrl) : dirBytes(config.dataDir);
-      const server = await startProcess([CLI, 'serve', ...(config.databaseUrl ? ['--database-url', config.databaseUrl] : ['--data-dir', config.dataDir]), '--port', '0'], ORDERS);
+      const server = await startServe(config);
       log(`${name}: serve answered its first page ${server.startMs.toFixed(0)} ms after spawn; store ${(bytes / 1e6).toFixed(0)} MB`);
       backends.push({ name, config, server, bytes, store: await openStore(config, { readOnly: true }) });
     }
@@ -261,11 +274,13 @@ async function runSize(sizeName: string, spec: DatasetSpec, databaseUrl: string 
       let staticReqs = NaN;
       for (const b of backends) {
         await warm(b.store, c.shape, paths);
+        if (c.uncached && b.uncachedServer === undefined) b.uncachedServer = await startServe(b.config, ['--answer-cache-mb', '0']);
+        const server = c.uncached ? b.uncachedServer! : b.server;
         // Steady state: every HTTP worker has seen the pages, as between two blocks for pollers. Wide pools never fit.
-        if (c.cursors !== 'wide') await wrk(b.server.url, paths, { ...load, seconds: SERVER_WARM_SECONDS });
+        if (c.cursors !== 'wide') await wrk(server.url, paths, { ...load, seconds: SERVER_WARM_SECONDS });
         const t0 = performance.now();
-        const http = await wrk(b.server.url, paths, load);
-        const rss = treeRss(b.server.pid);
+        const http = await wrk(server.url, paths, load);
+        const rss = treeRss(server.pid);
         const t1 = performance.now();
         // gzip changes nothing in the store: its raw rate is the plain case's.
         const rawKey = `${b.name} ${paths.join(' ')}`;
@@ -283,6 +298,7 @@ async function runSize(sizeName: string, spec: DatasetSpec, databaseUrl: string 
   } finally {
     for (const b of backends) {
       await b.server.stop();
+      await b.uncachedServer?.stop();
       await b.store.close();
     }
   }
@@ -303,7 +319,8 @@ async function runSize(sizeName: string, spec: DatasetSpec, databaseUrl: string 
     'Before each case its paths are read once in the harness, so neither measurement pays for disk reads the other did not,',
     `and but for "wide" the server gets ${SERVER_WARM_SECONDS} s of the case's load, so that each HTTP worker's answer cache holds what it can of its pages.`,
     'static req/s: a node:http cluster on every core answering the captured bytes of the same paths (measured once, from the first store\'s answers).',
-    'pages: distinct paths rotated (cursors spread evenly through the listing); a 400-page pool fits the server\'s answer cache after one pass,',
+    'pages: distinct paths rotated (cursors spread evenly through the listing; for GET /order/{id}, ids of orders spread through the store); a 400-page pool fits the server\'s answer cache after one pass,',
+    '"cache 0": measured on a second `serve` started with --answer-cache-mb 0, so that every answer is computed.',
     `"wide" (${WIDE_POOL} pages) does not, so every answer is computed. RSS: the server process tree after the measurement`,
     '(VmRSS summed over its processes, which counts the store pages a process has mapped; in brackets RssAnon, its heap and stacks alone),',
     'and its PSS (pages shared by the processes, such as the program\'s code, counted once: what the server takes from the machine).',

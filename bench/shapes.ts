@@ -11,10 +11,12 @@ import type { QueryStore } from '../src/store/store.js';
 
 export const ORDERS = '/api/v2/orders';
 export const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
+/** GET /api/v2/order/{id}: one order, its id the rest of the path. */
+export const ORDER = '/api/v2/order/';
 
 export interface Shape {
   name: string;
-  endpoint: typeof ORDERS | typeof BUNDLES;
+  endpoint: typeof ORDERS | typeof BUNDLES | typeof ORDER;
   /** Filter parameters, without paging. */
   query: string;
 }
@@ -25,13 +27,16 @@ export interface Case {
   backward: boolean;
   pageSize: number;
   /**
-   * 'random': each request the next page of the shape's cursor pool (400);
+   * 'random': each request the next page of the shape's cursor pool (400;
+   * for the order by id, the next of 400 ids);
    * 'wide': the same from a pool larger than the server's answer cache can
    * hold (4000), so every answer is computed; 'first': the same first page
    * again and again.
    */
   cursors: 'random' | 'wide' | 'first';
   gzip: boolean;
+  /** Measured on a server started with --answer-cache-mb 0: every answer computed. */
+  uncached?: boolean;
 }
 
 /** The fields of an order node the shapes are chosen from. */
@@ -119,6 +124,7 @@ export async function chooseShapes(store: QueryStore): Promise<Shape[]> {
     { name: 'excludeLiquidity', endpoint: ORDERS, query: 'filter.excludeLiquidity=true' },
     { name: 'party + market + status', endpoint: ORDERS, query: `filter.partyIds=${party}&filter.marketIds=${pmMarket}&filter.statuses=${pmStatus}` },
     { name: 'bundles', endpoint: BUNDLES, query: '' },
+    { name: 'order by id', endpoint: ORDER, query: '' },
   ];
   if (reference !== undefined) {
     shapes.splice(5, 0, { name: 'reference', endpoint: ORDERS, query: `filter.reference=${encodeURIComponent(reference)}` });
@@ -132,6 +138,11 @@ export async function chooseShapes(store: QueryStore): Promise<Shape[]> {
  * direction, so one pool serves both orderings and both directions.
  */
 export async function cursorPool(store: QueryStore, shape: Shape, size: number): Promise<string[]> {
+  if (shape.endpoint === ORDER) {
+    // Ids of orders spread evenly through the store's history.
+    const rows = await spreadKeys(store, {}, size, 1);
+    return shuffled([...new Set(rows.map((r) => (JSON.parse(r.json) as { id: string }).id))]);
+  }
   if (shape.endpoint === BUNDLES) {
     // Bundles are few (about one per thousand orders) and have no date filter: walked whole.
     const keys: string[] = [];
@@ -154,6 +165,7 @@ export async function cursorPool(store: QueryStore, shape: Shape, size: number):
 
 /** The request paths of a case: one per cursor of the pool, or the first page alone. */
 export function casePaths(c: Case, pool: readonly string[]): string[] {
+  if (c.shape.endpoint === ORDER) return (c.cursors === 'first' ? pool.slice(0, 1) : pool).map((id) => `${ORDER}${id}`);
   const base = `${c.shape.endpoint}?${c.shape.query}${c.shape.query ? '&' : ''}` +
     (c.newestFirst ? '' : 'pagination.newestFirst=false&') +
     `pagination.${c.backward ? 'last' : 'first'}=${c.pageSize}`;
@@ -170,7 +182,7 @@ export function casePaths(c: Case, pool: readonly string[]): string[] {
 export function matrix(shapes: readonly Shape[]): Case[] {
   const base = { newestFirst: true, backward: false, pageSize: 50, cursors: 'random', gzip: false } as const;
   const cases: Case[] = [];
-  for (const shape of shapes) {
+  for (const shape of shapes.filter((s) => s.endpoint !== ORDER)) {
     cases.push({ ...base, shape });
     cases.push({ ...base, shape, backward: true });
   }
@@ -182,10 +194,19 @@ export function matrix(shapes: readonly Shape[]): Case[] {
     cases.push({ ...base, shape, gzip: true });
     cases.push({ ...base, shape, cursors: 'first', gzip: true });
   }
+  // One order by id: the same one again, ids rotated (kept by the answer cache once seen), and rotated with no cache at all.
+  for (const shape of shapes.filter((s) => s.endpoint === ORDER)) {
+    const one = { ...base, shape, pageSize: 1 };
+    cases.push({ ...one, cursors: 'first' });
+    cases.push(one);
+    cases.push({ ...one, uncached: true });
+  }
   return cases;
 }
 
 /** How a case reads in the table. */
 export function describeCase(c: Case): string[] {
-  return [c.shape.name, c.newestFirst ? 'newest' : 'oldest', c.backward ? 'back' : 'fwd', String(c.pageSize), c.cursors, c.gzip ? 'gzip' : '-'];
+  const cursors = `${c.shape.endpoint === ORDER ? (c.cursors === 'first' ? 'same id' : 'random ids') : c.cursors}${c.uncached ? ', cache 0' : ''}`;
+  if (c.shape.endpoint === ORDER) return [c.shape.name, '-', '-', String(c.pageSize), cursors, c.gzip ? 'gzip' : '-'];
+  return [c.shape.name, c.newestFirst ? 'newest' : 'oldest', c.backward ? 'back' : 'fwd', String(c.pageSize), cursors, c.gzip ? 'gzip' : '-'];
 }

@@ -2,7 +2,9 @@
 import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import { bundleAnswerKey } from './answer-key.js';
 import { bundleCursors } from './cursor.js';
+import { InvalidEpochError, InvalidFilterError } from './errors.js';
 import { servedEndpoint } from './page-route.js';
+import { BUNDLE_FILTER_PARAMS } from './parameters.js';
 import { readBundleFilter } from './params.js';
 
 export const BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
@@ -10,4 +12,12 @@ export const BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/added/bundles'
 export const bundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
   path: BUNDLES_PATH, field: 'bundles', cursors: bundleCursors, readFilter: readBundleFilter, answerKey: bundleAnswerKey,
   list: (store, filter, page) => store.listBundles(filter, page),
+  doc: {
+    operationId: 'listERC20MultiSigSignerAddedBundles', tag: 'bundles', summary: 'Signer-added bundles, filtered and paged',
+    description:
+      'Bundles of signatures that add a signer to the ERC20 multisig contract, by the time they were added ' +
+      '(`timestamp` descending, then signature id descending) by default, or exactly the reverse. Paged as the orders are.',
+    filters: BUNDLE_FILTER_PARAMS, answerSchema: 'ListERC20MultiSigSignerAddedBundlesResponse',
+    refusals: [InvalidFilterError, InvalidEpochError],
+  },
 });

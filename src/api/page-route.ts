@@ -9,7 +9,12 @@ import type { QueryStore } from '../store/store.js';
 import { fastPathFailure, sendAnswer, type PageQuery, type PageRouteOptions } from './answers.js';
 import type { CursorCodec } from './cursor.js';
 import { connectionBody } from './envelope.js';
-import { readPagination, wantsPretty, type ReadLimits } from './params.js';
+import { InvalidPaginationError, MalformedQueryError } from './errors.js';
+import { ANSWER_EXAMPLES } from './openapi/examples.js';
+import type { RefusalKind, RouteDoc } from './openapi/route-doc.js';
+import { ref } from './openapi/schemas.js';
+import { PAGINATION_PARAMS, PRETTY_PARAM, type ParameterDecl } from './parameters.js';
+import { DEFAULT_READ_LIMITS, readPagination, wantsPretty, type ReadLimits } from './params.js';
 import { readQuery, type QueryParams } from './query.js';
 
 export interface PageEndpoint<F, K> {
@@ -21,6 +26,25 @@ export interface PageEndpoint<F, K> {
   /** The normalised query (./answer-key.ts). */
   answerKey: (filter: F, page: PageRequest<K>, cursors: CursorCodec<K>, pretty: boolean) => string;
   list: (store: QueryStore, filter: F, page: PageRequest<K>) => Promise<Page<K>>;
+  /** What the OpenAPI document says of it; the pagination and `pretty` parameters and their refusals are added. */
+  doc: {
+    operationId: string;
+    tag: string;
+    summary: string;
+    description: string;
+    /** The parameters readFilter reads (../parameters.ts). */
+    filters: Readonly<Record<string, ParameterDecl>>;
+    /** The answer's schema, a component of ./openapi/schemas.ts. */
+    answerSchema: string;
+    /** What readFilter refuses. */
+    refusals: readonly RefusalKind[];
+  };
+}
+
+/** A request URL of the endpoint read; throws ApiError for a parameter it refuses. */
+function readPageRequest<F, K>(endpoint: PageEndpoint<F, K>, url: string, limits: ReadLimits) {
+  const query = readQuery(url);
+  return { page: readPagination(query, endpoint.cursors), filter: endpoint.readFilter(query, limits), pretty: wantsPretty(query) };
 }
 
 /** Reads a request URL of the endpoint; throws ApiError for a parameter it refuses. */
@@ -29,10 +53,7 @@ export type PageQueryReader = (url: string) => PageQuery;
 function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore, limits: ReadLimits): PageQueryReader {
   const { field, cursors } = endpoint;
   return (url) => {
-    const query = readQuery(url);
-    const page = readPagination(query, cursors);
-    const filter = endpoint.readFilter(query, limits);
-    const pretty = wantsPretty(query);
+    const { page, filter, pretty } = readPageRequest(endpoint, url, limits);
     return {
       key: endpoint.answerKey(filter, page, cursors, pretty),
       pretty,
@@ -64,8 +85,32 @@ export interface ServedEndpoint {
   route: (app: FastifyInstance, options: PageRouteOptions) => Promise<void>;
   /** The reader of its URLs, for the fast path (./fast-path.ts). */
   reader: (store: QueryStore, limits: ReadLimits) => PageQueryReader;
+  /** What the OpenAPI document says of it. */
+  doc: RouteDoc;
+}
+
+function routeDoc<F, K>(endpoint: PageEndpoint<F, K>): RouteDoc {
+  const { doc } = endpoint;
+  return {
+    path: endpoint.path, operationId: doc.operationId, tag: doc.tag, summary: doc.summary, description: doc.description,
+    parameters: [...Object.values(PAGINATION_PARAMS), ...Object.values(doc.filters), PRETTY_PARAM],
+    answer: {
+      description: 'One page, and whether rows lie beyond it either way.',
+      schema: ref(doc.answerSchema), example: ANSWER_EXAMPLES[doc.operationId]?.body, blockHeaders: true, etag: true,
+    },
+    refusals: [InvalidPaginationError, MalformedQueryError, ...doc.refusals],
+    read: (url) => readPageRequest(endpoint, url, DEFAULT_READ_LIMITS),
+  };
 }
 
 export function servedEndpoint<F, K>(endpoint: PageEndpoint<F, K>): ServedEndpoint {
-  return { path: endpoint.path, route: pageRoute(endpoint), reader: (store, limits) => pageQueryReader(endpoint, store, limits) };
+  return {
+    path: endpoint.path, route: pageRoute(endpoint), reader: (store, limits) => pageQueryReader(endpoint, store, limits),
+    doc: routeDoc(endpoint),
+  };
+}
+
+/** The document's entry of a page endpoint declared and not served yet (./openapi/companions.ts). */
+export function plannedPageDoc(path: string, doc: PageEndpoint<unknown, unknown>['doc']): RouteDoc {
+  return { ...routeDoc({ path, doc } as PageEndpoint<unknown, unknown>), read: undefined, planned: true };
 }

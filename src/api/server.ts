@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
+import { Registry } from 'prom-client';
 import { LedgerError, QueryTimeoutError } from '../errors.js';
 import type { IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
@@ -25,6 +26,7 @@ import {
   RouteNotFoundError,
   UnavailableError,
 } from './errors.js';
+import { docsRoutes } from './docs-route.js';
 import { FastPath } from './fast-path.js';
 import { FrontDoor } from './front-door.js';
 import { HEALTH_PATH, healthRoute, READY_PATH } from './health-route.js';
@@ -32,6 +34,8 @@ import { httpOptions, type HttpOptions } from './http-options.js';
 import { createHttpServer } from './http-server.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
 import { KnownBlock } from './known-block.js';
+import { METRICS_PATH, metricsRoute } from './metrics/metrics-route.js';
+import { labelRoute, ServerMetrics } from './metrics/server-metrics.js';
 import { ordersEndpoint } from './orders-route.js';
 import type { ServedEndpoint } from './page-route.js';
 import { RateLimiter } from './rate-limit.js';
@@ -53,6 +57,14 @@ export interface ServerOptions {
   http?: Partial<HttpOptions>;
   /** Bytes of URLs the fast path remembers (./fast-path.ts); its default if absent. */
   urlMapBytes?: number;
+  /** GET /metrics (./metrics/): what this server counts goes in `registry` (a new one if absent). */
+  metrics?: {
+    registry?: Registry;
+    /** What GET /metrics answers: `registry`'s text if absent (under serve --workers, every process's, through the primary). */
+    scrape?: () => Promise<string>;
+    /** Node's process metrics too (memory, CPU, event loop): for a served process, not for a test's many servers. */
+    processMetrics?: boolean;
+  };
 }
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -103,16 +115,23 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const fastPath = cache !== undefined && opts.logRequests !== true
     ? new FastPath(cache, store, new Map(PAGE_ENDPOINTS.map((page) => [page.path, page.reader(store, limits)])), opts.urlMapBytes)
     : undefined;
+  const registry = opts.metrics?.registry ?? new Registry();
+  const metrics = new ServerMetrics(registry, {
+    store: opts.store, cache, pool: opts.store.connections && (() => opts.store.connections!()),
+  }, { processMetrics: opts.metrics?.processMetrics === true });
   const front = new FrontDoor({
     cors: { origins: http.corsOrigins, maxAgeSeconds: http.corsMaxAgeSeconds },
     rateLimiter: http.rateLimit && new RateLimiter(http.rateLimit, http.trustedProxies),
     known,
-    unlimited: new Set([HEALTH_PATH, READY_PATH]),
+    // The load balancer's checks and the scraper's.
+    unlimited: new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]),
   });
   let warn = (_message: string) => {};
   const app = Fastify({
     // Every request meets the front door, then the fast path (if any), then Fastify.
     serverFactory: (handler) => createHttpServer(http, (req, res) => {
+      const started = performance.now();
+      res.once('finish', () => metrics.answered(req, res.statusCode, started));
       if (!front.admit(req, res)) return;
       if (fastPath === undefined) return void handler(req, res);
       fastPath.answer(req, res).then(
@@ -134,6 +153,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   warn = (message) => app.log.warn(message);
   // Requests that reach Fastify without the server's listener (inject()) meet the front door here.
   app.addHook('onRequest', async (request, reply) => {
+    labelRoute(request.raw, request.routeOptions.url);
     if (front.admit(request.raw, reply.raw)) return;
     reply.hijack();
     return reply;
@@ -154,6 +174,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     return sendError(reply, new RouteNotFoundError('Not Found'));
   });
 
+  app.addHook('onRoute', (route) => metrics.addRoute(route.url));
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
   if (http.corsOrigins !== '*' && http.corsOrigins.length > 0) {
@@ -168,5 +189,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(queryRoutes, { store, cache, limits });
   await app.register(healthRoute, { store, ingestStatus: opts.ingestStatus, readyMaxLagSeconds: http.readyMaxLagSeconds });
   await app.register(ingestStatusRoute, { status: opts.ingestStatus, store });
+  await app.register(metricsRoute, { scrape: opts.metrics?.scrape ?? (() => registry.metrics()) });
+  await app.register(docsRoutes);
   return app;
 }

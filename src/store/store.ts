@@ -69,6 +69,8 @@ export interface QueryStore {
   /** Signer-added bundles matching the filter, one page, with the last block of the snapshot it read. */
   listBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>>;
   lastBlock(): Promise<CommittedBlock | undefined>;
+  /** The connections of the store's pool, for the metrics; absent for a store without one. */
+  connections?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 

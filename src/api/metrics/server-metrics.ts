@@ -86,6 +86,19 @@ export class ServerMetrics {
         this.set(cache?.size.bytes ?? 0);
       },
     });
+    // Before the last block's gauges: a scrape reads the pool as it was, before its own read of the last block.
+    if (pool !== undefined) {
+      const poolGauge = (n: string, help: string, value: (c: PoolCounts) => number) => new Gauge({
+        name: name(n), help, registers,
+        collect() {
+          this.set(value(pool()));
+        },
+      });
+      poolGauge('pg_pool_connections', 'PostgreSQL connections the pool holds open.', (c) => c.total);
+      poolGauge('pg_pool_in_use', 'PostgreSQL connections running a query.', (c) => c.total - c.idle);
+      poolGauge('pg_pool_idle', 'PostgreSQL connections open and idle.', (c) => c.idle);
+      poolGauge('pg_pool_waiting', 'Queries waiting for a PostgreSQL connection.', (c) => c.waiting);
+    }
     // Every HTTP process reads the same store: the newest of what they say, not their sum.
     let lastBlock: Promise<{ height: number; seconds: number } | undefined> | undefined;
     const readLastBlock = () => {
@@ -122,18 +135,6 @@ export class ServerMetrics {
         this.set(streamSubscribers.count);
       },
     });
-    if (pool !== undefined) {
-      const poolGauge = (n: string, help: string, value: (c: PoolCounts) => number) => new Gauge({
-        name: name(n), help, registers,
-        collect() {
-          this.set(value(pool()));
-        },
-      });
-      poolGauge('pg_pool_connections', 'PostgreSQL connections the pool holds open.', (c) => c.total);
-      poolGauge('pg_pool_in_use', 'PostgreSQL connections running a query.', (c) => c.total - c.idle);
-      poolGauge('pg_pool_idle', 'PostgreSQL connections open and idle.', (c) => c.idle);
-      poolGauge('pg_pool_waiting', 'Queries waiting for a PostgreSQL connection.', (c) => c.waiting);
-    }
     if (options.processMetrics === true) collectDefaultMetrics({ register: registry });
   }
 

@@ -48,8 +48,9 @@ export function parsePrometheusText(text: string): Scrape {
       labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
     }
     const raw = m[4]!;
-    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw);
-    assert.ok(!Number.isNaN(value) || raw === 'NaN', `bad value in ${JSON.stringify(line)}`);
+    // As Prometheus reads values (Go's ParseFloat): NaN in any case (prom-client writes `Nan`).
+    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : raw.toLowerCase() === 'nan' ? NaN : Number(raw);
+    assert.ok(!Number.isNaN(value) || raw.toLowerCase() === 'nan', `bad value in ${JSON.stringify(line)}`);
     const family = SUFFIXES.map((s) => (s !== '' && m[1]!.endsWith(s) ? m[1]!.slice(0, -s.length) : m[1]!)).find((f) => types.has(f));
     assert.ok(family !== undefined, `${m[1]} has no # TYPE before it`);
     samples.push({ name: m[1]!, labels, value });

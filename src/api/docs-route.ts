@@ -28,6 +28,7 @@ export function servedDocument(): { value: OpenApiDocument; text: string } {
 
 export async function docsRoutes(app: FastifyInstance): Promise<void> {
   app.get(OPENAPI_PATH, async (_request, reply) => reply.type('application/json; charset=utf-8').send(servedDocument().text));
+  // The plugin's type wants openapi-types' Document, which ours is in shape (the validator test checks it) but not in name.
   await app.register(swagger, { mode: 'static', specification: { document: servedDocument().value as never } });
   await app.register(swaggerUi, {
     routePrefix: DOCS_PATH,

@@ -6,7 +6,7 @@
  * is, stream subscribers and the PostgreSQL pool. Everything that has a
  * counter elsewhere (the cache, the store, the pool) is read when scraped,
  * not counted again per request; what a request adds is one timer, a label
- * lookup, one counter and one histogram (BENCHMARKS.md, "Metrics").
+ * lookup, one counter and one histogram: a few us (BENCHMARKS.md, "Metrics").
  */
 import type { IncomingMessage } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';

@@ -1,20 +1,25 @@
 #!/usr/bin/env node
-/** The `ledger-query` command: serve, ingest, simulate, demo. */
+/** The `ledger-query` command: serve, ingest, simulate, demo, config. */
 import { existsSync, mkdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DEFAULT_ANSWER_CACHE_BYTES } from './api/answer-cache.js';
-import { asLedgerError, IngestError, InternalError, UsageError } from './errors.js';
-import { HTTP_FLAGS, HTTP_FLAGS_HELP, httpOptionsOf } from './http-flags.js';
+import { optionsHelp } from './config/help.js';
+import { httpOptionsOf } from './config/http-settings.js';
+import { loadConfiguration, type Configuration } from './config/load.js';
+import { printConfiguration } from './config/print.js';
+import { COMMANDS, type Command } from './config/setting.js';
+import type { Values } from './config/settings.js';
+import { version } from './config/version.js';
+import { AbortError, asLedgerError, IngestError, InternalError, UsageError } from './errors.js';
 import { checkEventFile, fileSource, plainFileSize } from './ingest/file-source.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
 import type { OffsetUnit } from './ingest/source.js';
-import { SOURCE_SPEC_HELP, openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
-import { runServe } from './serve.js';
+import { openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
+import { resolveLogFormat, type LogOptions } from './logging.js';
+import { runServe, type ServeOptions } from './serve.js';
 import { writeEventFile } from './simulate/write.js';
-import { DEFAULT_DATA_DIR, openWriter } from './store/open.js';
+import { bar, StatusLine } from './status-line.js';
+import { openWriter } from './store/open.js';
 import type { StoreConfig } from './store/store.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
@@ -24,41 +29,28 @@ Usage:
   ledger-query ingest   FILE|SPEC... [STORE] [--allow-gaps] [--accept-unverified]
   ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   ledger-query demo     [--port N] [--host H] [STORE] [--workers N] [--blocks N] [--seed S]
-  ledger-query COMMAND --help
+  ledger-query config   [COMMAND] [OPTIONS]   COMMAND's effective configuration (default serve), passwords masked
+  ledger-query COMMAND --help                 every option, with its variable and default
+  ledger-query --version
 
-STORE is --data-dir DIR (the embedded store, the default) or --database-url postgres://...
-Environment: LEDGER_DATA_DIR (default ${DEFAULT_DATA_DIR}), DATABASE_URL, PORT (default 3008).
+STORE is --data-dir DIR (the embedded store, default ./data) or --database-url postgres://...
+Every option is also a variable (LEDGER_QUERY_PORT for --port) and a key of a
+config file (--config FILE, JSON or TOML): a flag wins over a variable, a
+variable over the file, the file over the default.
 `;
 
-const STORE_HELP = `--data-dir DIR  embedded store folder (env LEDGER_DATA_DIR, default ${DEFAULT_DATA_DIR})
-  --database-url URL  a PostgreSQL database instead, postgres://user:password@host:port/db (env DATABASE_URL)`;
-
-const HELP = {
+const ABOUT: Record<Command, string> = {
   serve: `ledger-query serve [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] [--accept-unverified] | --no-ingest]
   Serves the REST API (data node API v0.73 paths) over the store and, with
   --source, ingests live in a worker thread while serving. Without --no-ingest
-  it creates or migrates the store first. With --database-url, several
-  instances may share one database: of those given a --source, one ingests
-  (the writer) and the others wait as standbys, serving queries, until it goes.
-  --port N        port to listen on (env PORT, default 3008)
-  --host H        address to bind (default 127.0.0.1; 0.0.0.0 for all interfaces)
-  ${STORE_HELP}
-  --source SPEC   ${SOURCE_SPEC_HELP.replace(/\n/g, '\n                  ')}
-  --follow        keep reading a file:// source as the core appends to it
-  --allow-gaps    accept a jump in block height instead of stopping
-  --accept-unverified  of a gzip file:// source cut short, store the whole
-                  blocks of its last member too, though its CRC-32 and length
-                  are missing (without it: nothing of that member, and the
-                  ingestion fails, saying the file is cut)
-  --no-ingest     queries only: never migrate or write (a PostgreSQL role with
-                  SELECT rights, or a read replica, will do)
-  --workers N     HTTP processes answering on the port (default: one per core,
-                  ${availableParallelism()} here); ingestion stays in the first process
-  --answer-cache-mb N  answers each HTTP process keeps until the next block
-                  (default ${DEFAULT_ANSWER_CACHE_BYTES / 2 ** 20}; 0: none)
-  Role (writer, standby, reader) and ingestion progress: GET /api/v2/ingest/status;
-  health: GET /health; readiness for a load balancer: GET /ready.
-${HTTP_FLAGS_HELP}`,
+  it creates or migrates the store first; an embedded store is created only
+  with a --source (a folder without one is refused, naming it). With
+  --database-url, several instances may share one database: of those given a
+  --source, one ingests (the writer) and the others wait as standbys, serving
+  queries, until it goes. Role (writer, standby, reader) and ingestion
+  progress: GET /api/v2/ingest/status; health: GET /health; readiness for a
+  load balancer: GET /ready. Limits apply per HTTP process (README "Limits").
+`,
   ingest: `ledger-query ingest FILE|SPEC... [STORE] [--allow-gaps] [--accept-unverified]
   Stores the blocks of framed event files (uint32 size | uint64 seq | BusEvent),
   plain or gzip-compressed, regular files, pipes or FIFOs (e.g. <(gunzip -c f.gz)),
@@ -74,104 +66,56 @@ ${HTTP_FLAGS_HELP}`,
   or length does not match stores nothing of itself, and ingest exits 1 naming
   it (the members before it are stored); so does a gzip file cut short inside a
   member, unless --accept-unverified. A source with no whole event (an empty
-  file) exits 1; a directory or other non-file exits 2.
-  --allow-gaps    accept a jump in block height instead of stopping
-  --accept-unverified  of a gzip file cut short, store the whole blocks of its
-                  last member too, though its CRC-32 and length are missing
-  ${STORE_HELP}
+  file) exits 1; a directory or other non-file exits 2. Stopped by Ctrl-C (or
+  SIGTERM), it stores the blocks it has read, says up to which block the store
+  holds, and exits 130: run it again to continue.
 `,
   simulate: `ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   Writes a deterministic synthetic network's event file in the core's framing.
-  --out FILE              file to write
-  --blocks N              number of blocks (default 1000)
-  --seed S                random seed (default 1)
-  --orders-per-block N    average new orders per block (default 50)
 `,
   demo: `ledger-query demo [--port N] [--host H] [STORE] [--workers N] [--blocks N] [--seed S]
   Simulates a network (once), ingests it and serves it, printing example queries.
-  Defaults: --data-dir ./data/demo, --blocks 500, --seed 1.
 `,
-} as const;
+};
 
-const common = {
-  'data-dir': { type: 'string' },
-  'database-url': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies ParseArgsConfig['options'];
+const helpOf = (command: Command) => `${ABOUT[command]}\n${optionsHelp(command)}`;
 
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, positionals = false) {
-  try {
-    return parseArgs({ args, options: { ...common, ...options }, allowPositionals: positionals, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-}
+const CONFIG_HELP = `ledger-query config [COMMAND] [OPTIONS]
+  Prints the configuration COMMAND (serve, ingest, simulate or demo; default
+  serve) would run with, given the same options, variables and config file:
+  each setting's value and where it came from (a flag, a variable, the file,
+  the default), as TOML, with passwords masked. Checks it as the command
+  would: a bad value exits 2, naming it. \`ledger-query COMMAND --help\` lists
+  the options.
+`;
 
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
-  return Number(value);
-}
+const storeOf = (v: Values): StoreConfig => ({ dataDir: v['data-dir'], databaseUrl: v['database-url'] });
 
-/** --answer-cache-mb in bytes; 0 turns the cache off. */
-function cacheBytesOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--answer-cache-mb must be a whole number of MB (0: no cache), got "${value}"`);
-  return Number(value) * 2 ** 20;
-}
+const logOf = (v: Values): LogOptions => ({
+  level: v['log-level'], requests: v['log-requests'], format: resolveLogFormat(v['log-format']),
+});
 
-/** HTTP processes: --workers, else one per core. */
-function httpProcessesOf(value: string | undefined): number {
-  return positiveInt('workers', value, availableParallelism());
-}
-
-/** 0 asks the OS for a free port (tests, benchmarks). */
-function port(value: string | undefined): number {
-  const text = value ?? process.env.PORT;
-  if (text === undefined) return 3008;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be from 0 to 65535, got "${text}"`);
-  return Number(text);
-}
-
-const dataDirOf = (v: string | undefined, fallback = DEFAULT_DATA_DIR) => v ?? process.env.LEDGER_DATA_DIR ?? fallback;
-
-/** The store the options name: PostgreSQL with --database-url (or DATABASE_URL), else the embedded store. */
-function storeOf(values: { 'data-dir'?: string | undefined; 'database-url'?: string | undefined }, fallbackDir?: string): StoreConfig {
-  if (values['database-url'] !== undefined && values['data-dir'] !== undefined) {
-    throw new UsageError('give --data-dir or --database-url, not both');
-  }
-  // An explicit --data-dir wins over DATABASE_URL in the environment.
-  const url = values['database-url'] ?? (values['data-dir'] === undefined ? process.env.DATABASE_URL || undefined : undefined);
-  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) {
-    throw new UsageError(`--database-url must be a postgres:// URL, got "${url.replace(/\/\/[^@/]*@/, '//***@')}"`);
-  }
-  return { dataDir: dataDirOf(values['data-dir'], fallbackDir), databaseUrl: url };
+/** What `serve` runs with, every setting checked against the others. */
+function serveOptionsOf(v: Values): ServeOptions {
+  const http = httpOptionsOf(v);
+  const readOnly = v['no-ingest'];
+  if (readOnly && v.source !== undefined) throw new UsageError('--no-ingest serves queries only: give it no --source');
+  const kind = v.source === undefined ? undefined : parseSourceSpec(v.source).kind;
+  if (v.follow && kind !== 'file') throw new UsageError('--follow goes with a --source file://PATH');
+  if (v['accept-unverified'] && kind !== 'file') throw new UsageError('--accept-unverified goes with a --source file://PATH');
+  const live = v.source === undefined ? undefined : {
+    spec: v.source, follow: v.follow, allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'],
+  };
+  return {
+    store: storeOf(v), host: v.host, port: v.port, live, readOnly, httpProcesses: v.workers,
+    answerCacheBytes: v['answer-cache-mb'] * 2 ** 20, http, log: logOf(v),
+  };
 }
 
 async function serveCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, {
-    port: { type: 'string' }, host: { type: 'string' }, source: { type: 'string' },
-    follow: { type: 'boolean' }, 'allow-gaps': { type: 'boolean' }, 'no-ingest': { type: 'boolean' },
-    'accept-unverified': { type: 'boolean' },
-    workers: { type: 'string' }, 'answer-cache-mb': { type: 'string' }, ...HTTP_FLAGS,
-  });
-  if (values.help) return void process.stdout.write(HELP.serve);
-  const http = httpOptionsOf(values);
-  const readOnly = values['no-ingest'] ?? false;
-  if (readOnly && values.source !== undefined) throw new UsageError('--no-ingest serves queries only: give it no --source');
-  // Checked before anything starts; the worker opens the source itself.
-  const kind = values.source === undefined ? undefined : parseSourceSpec(values.source).kind;
-  if (values.follow && kind !== 'file') throw new UsageError('--follow goes with a --source file://PATH');
-  if (values['accept-unverified'] && kind !== 'file') throw new UsageError('--accept-unverified goes with a --source file://PATH');
-  const store = storeOf(values);
-  const live = values.source === undefined ? undefined : {
-    spec: values.source, follow: values.follow ?? false, allowGaps: values['allow-gaps'] ?? false,
-    acceptUnverified: values['accept-unverified'] ?? false,
-  };
-  await runServe({
-    store, host: values.host ?? '127.0.0.1', port: port(values.port), live, readOnly, httpProcesses: httpProcessesOf(values.workers),
-    answerCacheBytes: cacheBytesOf(values['answer-cache-mb']), http,
-  });
+  const config = loadConfiguration('serve', args);
+  if (config.help) return void process.stdout.write(helpOf('serve'));
+  await runServe(serveOptionsOf(config.values));
 }
 
 function describe(s: IngestStats): string {
@@ -213,9 +157,38 @@ function checkSomethingRead(stats: IngestStats, unit: OffsetUnit): void {
   throw IngestError.at(why, { source: stats.source, offset: 0, unit }, undefined);
 }
 
+/** Said when Ctrl-C stopped ingestion: what the store holds, and that running it again continues. */
+function stoppedMessage(stats: IngestStats): string {
+  const held = stats.lastBlock === undefined
+    ? 'the store holds no block yet'
+    : `the store holds every block up to ${stats.lastBlock.height} (${stats.blocksCommitted} stored now)`;
+  return `stopped on request while reading ${stats.source}: ${held}; run the same command again to continue from there`;
+}
+
+/**
+ * Ctrl-C (or SIGTERM) while ingesting stops it: the blocks read so far are
+ * stored and the command says so. A second one ends the process at once:
+ * stored blocks are committed, so nothing is lost but the group in flight.
+ */
+function stopOnSignal(): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const stop = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const release = () => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  };
+  return { signal: controller.signal, release };
+}
+
 async function ingestFiles(args: string[], config: StoreConfig, flags: IngestFlags): Promise<void> {
   const sources = args.map((arg) => sourceOf(arg, flags));
   const store = await openWriter(config);
+  const { signal, release } = stopOnSignal();
   try {
     for (const { source, bytes } of sources) {
       const progress = new ProgressReporter(process.stderr, bytes);
@@ -229,10 +202,11 @@ async function ingestFiles(args: string[], config: StoreConfig, flags: IngestFla
             progress.end();
             process.stderr.write(`ledger-query ingest: warning: ${message}\n`);
           },
-        });
+        }, signal);
       } finally {
         progress.end(); // the summary or the error starts on a fresh line
       }
+      if (signal.aborted) throw new AbortError(stoppedMessage(stats));
       checkSomethingRead(stats, source.unit);
       const secs = Number(process.hrtime.bigint() - started) / 1e9;
       console.log(`${describe(stats)} in ${secs.toFixed(1)} s (${Math.round(stats.events / secs)} events/s)`);
@@ -240,55 +214,61 @@ async function ingestFiles(args: string[], config: StoreConfig, flags: IngestFla
       if (incomplete) console.log(incomplete);
     }
   } finally {
+    release();
     await store.close();
   }
 }
 
 async function ingestCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parse(args, { 'allow-gaps': { type: 'boolean' }, 'accept-unverified': { type: 'boolean' } }, true);
-  if (values.help) return void process.stdout.write(HELP.ingest);
-  if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
-  await ingestFiles(positionals, storeOf(values), {
-    allowGaps: values['allow-gaps'] ?? false, acceptUnverified: values['accept-unverified'] ?? false,
-  });
+  const config = loadConfiguration('ingest', args, { positionals: true });
+  if (config.help) return void process.stdout.write(helpOf('ingest'));
+  if (config.positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
+  const v = config.values;
+  await ingestFiles(config.positionals, storeOf(v), { allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'] });
 }
 
-async function simulateCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, {
-    out: { type: 'string' }, blocks: { type: 'string' }, seed: { type: 'string' },
-    'orders-per-block': { type: 'string' },
-  });
-  if (values.help) return void process.stdout.write(HELP.simulate);
-  if (!values.out) throw new UsageError('simulate needs --out FILE');
-  mkdirSync(dirname(values.out), { recursive: true });
-  const summary = await writeEventFile(values.out, {
-    blocks: positiveInt('blocks', values.blocks, 1000),
-    seed: positiveInt('seed', values.seed, 1),
-    ordersPerBlock: positiveInt('orders-per-block', values['orders-per-block'], 50),
-  });
+/** Writes the simulated network's file, with a progress line on a terminal, and says what it holds. */
+async function simulate(out: string, blocks: number, seed: number, ordersPerBlock: number): Promise<void> {
+  mkdirSync(dirname(out), { recursive: true });
+  const line = process.stderr.isTTY ? new StatusLine(process.stderr) : undefined;
+  const draw = (height: bigint, force = false) => line?.draw(() => {
+    const done = Number(height) / blocks;
+    return `${bar(done)} ${(done * 100).toFixed(0)}%  simulating block ${height} of ${blocks}`;
+  }, force);
+  let summary;
+  try {
+    summary = await writeEventFile(out, { blocks, seed, ordersPerBlock, onBlock: (height) => draw(height) });
+    draw(BigInt(blocks), true);
+  } finally {
+    line?.end();
+  }
   // As in the network's own recording, the first height comes twice: a data node keeps the first.
   const repeated = summary.blocks > summary.heights;
   console.log(
-    `${values.out}: ${summary.events} events, ${summary.heights} heights in ${summary.blocks} blocks` +
+    `${out}: ${summary.events} events, ${summary.heights} heights in ${summary.blocks} blocks` +
       `${repeated ? ' (the first twice, as a restarted network sends it)' : ''}, ` +
       `${summary.orders} orders, ${summary.bundles} bundles`,
   );
 }
 
+async function simulateCommand(args: string[]): Promise<void> {
+  const config = loadConfiguration('simulate', args);
+  if (config.help) return void process.stdout.write(helpOf('simulate'));
+  const v = config.values;
+  if (v.out === undefined) throw new UsageError('simulate needs --out FILE');
+  await simulate(v.out, v.blocks, v.seed, v['orders-per-block']);
+}
+
 async function demoCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, {
-    port: { type: 'string' }, host: { type: 'string' }, blocks: { type: 'string' }, seed: { type: 'string' },
-    workers: { type: 'string' },
-  });
-  if (values.help) return void process.stdout.write(HELP.demo);
-  const store = storeOf(values, join(DEFAULT_DATA_DIR, 'demo'));
+  const config = loadConfiguration('demo', args);
+  if (config.help) return void process.stdout.write(helpOf('demo'));
+  const v = config.values;
+  const store = storeOf(v);
   const file = join(store.dataDir, 'demo.events');
-  if (!existsSync(file)) {
-    await simulateCommand(['--out', file, '--blocks', values.blocks ?? '500', '--seed', values.seed ?? '1']);
-  }
+  if (!existsSync(file)) await simulate(file, v.blocks, v.seed, v['orders-per-block']);
   await ingestFiles([file], store, { allowGaps: false, acceptUnverified: false });
   const address = await runServe({
-    store, host: values.host ?? '127.0.0.1', port: port(values.port), readOnly: false, httpProcesses: httpProcessesOf(values.workers),
+    store, host: v.host, port: v.port, readOnly: false, httpProcesses: v.workers, log: logOf(v),
   });
   const base = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   console.log(`
@@ -301,8 +281,26 @@ ledger-query is serving the demo network at ${base} (Ctrl-C stops it). Try:
 `);
 }
 
-const commands: Record<string, (args: string[]) => Promise<void>> = {
-  serve: serveCommand, ingest: ingestCommand, simulate: simulateCommand, demo: demoCommand,
+/** Checks a configuration as its command would, short of running it. */
+function check(config: Configuration): void {
+  const v = config.values;
+  if (config.command === 'serve') serveOptionsOf(v);
+  if (config.command === 'simulate' && v.out === undefined) throw new UsageError('simulate needs --out FILE');
+}
+
+async function configCommand(args: string[]): Promise<void> {
+  const [first, ...rest] = args;
+  const named = first !== undefined && (COMMANDS as readonly string[]).includes(first);
+  const command: Command = named ? (first as Command) : 'serve';
+  if (!named && (first === '--help' || first === '-h')) return void process.stdout.write(CONFIG_HELP);
+  const config = loadConfiguration(command, named ? rest : args, { positionals: command === 'ingest' });
+  if (config.help) return void process.stdout.write(`${CONFIG_HELP}\n${optionsHelp(command)}`);
+  check(config);
+  process.stdout.write(printConfiguration(config));
+}
+
+const commands: Record<Command | 'config', (args: string[]) => Promise<void>> = {
+  serve: serveCommand, ingest: ingestCommand, simulate: simulateCommand, demo: demoCommand, config: configCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -311,7 +309,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return name === undefined ? 2 : 0;
   }
-  const command = commands[name];
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`ledger-query ${version()}\n`);
+    return 0;
+  }
+  const command = commands[name as keyof typeof commands] as ((args: string[]) => Promise<void>) | undefined;
   if (!command) {
     process.stderr.write(`unknown command "${name}"\n\n${USAGE}`);
     return 2;
@@ -322,10 +324,11 @@ async function main(argv: string[]): Promise<number> {
   } catch (e) {
     // Every expected fault is an error of the catalogue, which gives the exit status; the rest is a bug.
     const error = asLedgerError(e);
-    const help = error instanceof UsageError && name in HELP ? HELP[name as keyof typeof HELP] : '';
     const what = error instanceof IngestError ? 'ingestion stopped: ' : error instanceof InternalError ? 'internal error (a bug; please report it): ' : '';
-    process.stderr.write(`ledger-query ${name}: ${what}${error.message}\n${help}`);
+    process.stderr.write(`ledger-query ${name}: ${what}${error.message}\n`);
     if (error instanceof InternalError) process.stderr.write(`${(error.cause as Error | undefined)?.stack ?? error.stack}\n`);
+    // A source stopped while it had nothing to read (a pipe) still holds its read open.
+    if (error instanceof AbortError) process.exit(error.exitStatus);
     return error.exitStatus;
   }
 }

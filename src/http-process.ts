@@ -8,6 +8,7 @@ import { httpOptions } from './api/http-options.js';
 import { listenError } from './api/http-server.js';
 import { httpProcessRegistry } from './api/metrics/cluster.js';
 import { buildServer } from './api/server.js';
+import { fastifyLogger } from './logging.js';
 import { asLedgerError, InternalError, toWire } from './errors.js';
 import type { IngestStatus } from './ingest/background.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './serve-protocol.js';
@@ -76,7 +77,7 @@ function fail(e: unknown): Promise<never> {
 const http = httpOptions(setup.http);
 const store = await openStore(setup.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs }).catch(fail);
 const app = await buildServer({
-  store, logger: { level: process.env.LOG_LEVEL ?? 'info' }, logRequests: process.env.LOG_REQUESTS === '1',
+  store, logger: fastifyLogger(setup.log), logRequests: setup.log.requests,
   answerCacheBytes: setup.answerCacheBytes, http,
   ingestStatus: setup.source === undefined ? undefined : ingestStatus,
   metrics: { registry: httpProcessRegistry(), scrape: metrics, processMetrics: true },

@@ -6,6 +6,7 @@
 import type { HttpOptions } from './api/http-options.js';
 import type { WireError } from './errors.js';
 import type { IngestStatus } from './ingest/background.js';
+import type { LogOptions } from './logging.js';
 import type { StoreConfig } from './store/store.js';
 
 /** What the primary hands each HTTP process. */
@@ -18,6 +19,8 @@ export interface HttpProcessSetup {
   answerCacheBytes: number | undefined;
   /** The server's limits and timeouts as given to serve; the defaults for the rest. */
   http: Partial<HttpOptions>;
+  /** How to log: as the primary does. */
+  log: LogOptions;
 }
 
 /**

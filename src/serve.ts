@@ -10,11 +10,11 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import type { HttpOptions } from './api/http-options.js';
 import { primaryScrape } from './api/metrics/cluster.js';
 import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from './errors.js';
 import { startBackgroundIngest, type BackgroundIngest, type BackgroundIngestOptions, type IngestStatus } from './ingest/background.js';
+import { createLogger, fastifyLogger, type LogOptions } from './logging.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './serve-protocol.js';
 import { databasePath, openStore } from './store/open.js';
 import type { StoreConfig } from './store/store.js';
@@ -41,15 +41,26 @@ export interface ServeOptions {
   answerCacheBytes?: number | undefined;
   /** The HTTP server's limits, timeouts, CORS and rate limit (./api/http-options.ts); its defaults for what is not given. */
   http?: Partial<HttpOptions> | undefined;
+  /** How the processes log. */
+  log: LogOptions;
 }
 
-const logLevel = () => process.env.LOG_LEVEL ?? 'info';
-const logRequests = () => process.env.LOG_REQUESTS === '1';
-
-/** Checks (and unless readOnly, creates or migrates) the store before anyone serves it. */
+/**
+ * Checks (and unless readOnly, creates or migrates) the store before anyone
+ * serves it. An embedded store is created only for a source to fill: a
+ * folder without one, served without --source, is a typo more often than
+ * not, and would answer empty pages as if all were well.
+ */
 async function prepareStore(o: ServeOptions): Promise<void> {
-  if (o.readOnly && o.store.databaseUrl === undefined && !existsSync(databasePath(o.store.dataDir))) {
-    throw new StoreNotFoundError(`no ledger-query store in ${o.store.dataDir}: ingest into it, or serve without --no-ingest, once to create it`);
+  if (o.store.databaseUrl === undefined && !existsSync(databasePath(o.store.dataDir))) {
+    if (o.readOnly) {
+      throw new StoreNotFoundError(`no ledger-query store in ${o.store.dataDir}: ingest into it, or serve without --no-ingest, once to create it`);
+    }
+    if (o.live === undefined) {
+      throw new StoreNotFoundError(
+        `no ledger-query store in ${o.store.dataDir}: check the folder's name, or ingest into it, or serve it with a --source to create it`,
+      );
+    }
   }
   // A read-only instance checks the schema as it opens; the others create or migrate it.
   await (await openStore(o.store, { readOnly: o.readOnly })).close();
@@ -91,7 +102,7 @@ async function serveHere(o: ServeOptions): Promise<string> {
   const registry = new Registry();
   if (o.live) registerIngestMetrics(registry, () => live!.status());
   const app = await buildServer({
-    store, logger: { level: logLevel() }, logRequests: logRequests(), answerCacheBytes: o.answerCacheBytes,
+    store, logger: fastifyLogger(o.log), logRequests: o.log.requests, answerCacheBytes: o.answerCacheBytes,
     ingestStatus: o.live && (() => live!.status()), http, metrics: { registry, processMetrics: true },
   });
   live = o.live && ingestInBackground({
@@ -131,7 +142,7 @@ function httpProcessExecArgv(): string[] {
 }
 
 async function servePrimary(o: ServeOptions): Promise<string> {
-  const log = pino({ level: logLevel() });
+  const log = createLogger(o.log);
   const live = o.live && ingestInBackground({
     store: o.store, ...o.live,
     onLog: (level, msg) => log[level](msg),
@@ -141,6 +152,7 @@ async function servePrimary(o: ServeOptions): Promise<string> {
   const scrape = primaryScrape(live?.status);
   const setup: HttpProcessSetup = {
     store: o.store, host: o.host, port: o.port, source: o.live?.spec, answerCacheBytes: o.answerCacheBytes, http: o.http ?? {},
+    log: o.log,
   };
   cluster.setupPrimary({
     exec: fileURLToPath(new URL('./http-process.js', import.meta.url)),

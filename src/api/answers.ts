@@ -15,6 +15,7 @@ import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, setBloc
 import { mergeVary } from './cors.js';
 import { prettyBody } from './envelope.js';
 import type { ReadLimits } from './params.js';
+import { IGNORED_PARAMETERS_HEADER } from './query.js';
 
 /** What a route computes on a miss: the answer's body (JSON, UTF-8) and the block it was read at. */
 export interface FreshAnswer {
@@ -98,6 +99,8 @@ export interface PageQuery {
   /** The normalised query (./answer-key.ts); equal keys must mean equal answers. */
   key: string;
   pretty: boolean;
+  /** X-Ignored-Parameters of its answer (./query.ts): the parameters the endpoint does not take; undefined for none. */
+  ignored: string | undefined;
   read: () => Promise<FreshAnswer>;
 }
 
@@ -155,6 +158,7 @@ export async function sendAnswer({ request, reply, cache, store, query }: Answer
   const block = cache === undefined ? undefined : await store.lastBlock().then(blockToken, () => undefined);
   const answer = await answerAt(cache, block, query.key, () => query);
   setBlockHeaders(reply, answer.lastBlock);
+  if (query.ignored !== undefined) reply.header(IGNORED_PARAMETERS_HEADER, query.ignored);
   reply.header('etag', answer.etag).header('vary', mergeVary(reply.raw.getHeader('vary'), 'accept-encoding'));
   const delivery = deliveryOf(cache, query.key, answer, request.headers['if-none-match'], request.headers['accept-encoding']);
   if (delivery.notModified) return reply.code(304).send();

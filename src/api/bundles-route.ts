@@ -1,8 +1,9 @@
-/** GET /api/v2/erc20/multisigcontrol/signer/added/bundles: signer-added bundles, filtered and paged. */
+/** GET /api/v2/erc20/multisigcontrol/signer/{added,removed}/bundles: signer bundles, filtered and paged. */
 import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import { bundleAnswerKey } from './answer-key.js';
-import { bundleCursors } from './cursor.js';
+import { bundleCursors, removedBundleCursors } from './cursor.js';
 import { InvalidEpochError, InvalidFilterError } from './errors.js';
+import { REMOVED_BUNDLES_PAGE_DOC } from './openapi/companions.js';
 import { servedEndpoint } from './page-route.js';
 import { BUNDLE_FILTER_PARAMS } from './parameters.js';
 import { readBundleFilter } from './params.js';
@@ -20,4 +21,13 @@ export const bundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
     filters: BUNDLE_FILTER_PARAMS, answerSchema: 'ListERC20MultiSigSignerAddedBundlesResponse',
     refusals: [InvalidFilterError, InvalidEpochError],
   },
+});
+
+export const REMOVED_BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/removed/bundles';
+
+export const removedBundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
+  path: REMOVED_BUNDLES_PATH, field: 'bundles', cursors: removedBundleCursors, readFilter: readBundleFilter,
+  answerKey: (filter, page, cursors, pretty) => `removed${bundleAnswerKey(filter, page, cursors, pretty)}`,
+  list: (store, filter, page) => store.listRemovedBundles(filter, page),
+  doc: REMOVED_BUNDLES_PAGE_DOC,
 });

@@ -11,13 +11,14 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER } from './block-headers.js';
 import type { CorsOrigins } from './http-options.js';
+import { IGNORED_PARAMETERS_HEADER } from './query.js';
 import { RATE_LIMIT_HEADERS } from './rate-limit.js';
 
 /** The methods a cross-origin page may use: the API only reads. */
 const METHODS = 'GET, HEAD';
 
-/** What a page may read of an answer beyond the basic headers: the block it names, its tag, the rate limit's state. */
-const EXPOSED = [BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, 'ETag', ...RATE_LIMIT_HEADERS].join(', ');
+/** What a page may read of an answer beyond the basic headers: the block it names, its tag, the rate limit's state, the parameters it ignored. */
+const EXPOSED = [BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, 'ETag', ...RATE_LIMIT_HEADERS, IGNORED_PARAMETERS_HEADER].join(', ');
 
 export interface CorsPolicy {
   origins: CorsOrigins;

@@ -1,5 +1,5 @@
 /**
- * Opaque page cursors. Both listing keys are (int64 time, 32-byte hex id), so
+ * Opaque page cursors. Every listing key is (int64 time or version, 32-byte hex id), so
  * a cursor is 45 bytes in base64url (60 characters, nothing to escape in a URL):
  *
  *   [0]      endpoint tag (also the format version)
@@ -13,7 +13,7 @@
  * the shared scratch buffer and no hashing library.
  */
 import type { BundleKey } from '../domain/bundle.js';
-import type { OrderKey } from '../domain/order.js';
+import type { OrderKey, OrderVersionKey } from '../domain/order.js';
 import { InternalError } from '../errors.js';
 
 export interface CursorCodec<K> {
@@ -29,6 +29,9 @@ export interface CursorCodec<K> {
  */
 const ORDER_TAG = 0x03;
 const BUNDLE_TAG = 0x04;
+/** An order's versions: the version in the time's place. */
+const VERSION_TAG = 0x05;
+const REMOVED_BUNDLE_TAG = 0x06;
 
 const TIME_AT = 1;
 const ID_AT = 9;
@@ -85,5 +88,21 @@ export const bundleCursors: CursorCodec<BundleKey> = {
   decode(text) {
     const key = decodeKey(BUNDLE_TAG, text);
     return key && { timestamp: key.time, signatureId: key.id };
+  },
+};
+
+export const removedBundleCursors: CursorCodec<BundleKey> = {
+  encode: (key) => encodeKey(REMOVED_BUNDLE_TAG, key.timestamp, key.signatureId),
+  decode(text) {
+    const key = decodeKey(REMOVED_BUNDLE_TAG, text);
+    return key && { timestamp: key.time, signatureId: key.id };
+  },
+};
+
+export const versionCursors: CursorCodec<OrderVersionKey> = {
+  encode: (key) => encodeKey(VERSION_TAG, key.version, key.id),
+  decode(text) {
+    const key = decodeKey(VERSION_TAG, text);
+    return key && { id: key.id, version: key.time };
   },
 };

@@ -3,7 +3,7 @@
  * Fastify adds on the way (routing, request and reply objects, hooks, the
  * compression plugin), which cost a seventh of an uncached page and most of a
  * cached one (BENCHMARKS.md, "Figures behind the code"). The server's
- * request listener asks this first. A GET of a page endpoint's exact path
+ * request listener asks this first. A GET of a query endpoint's path
  * whose parameters read well is answered here, from the answer cache or
  * computed and kept, with the headers and bytes the full path writes
  * (./answers.ts). Anything else (another path or method, a parameter the
@@ -18,6 +18,7 @@ import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { answerAt, answerHeaders, deliveryOf, markFastPathFailure, type PageQuery } from './answers.js';
 import type { PageQueryReader } from './page-route.js';
+import { IGNORED_PARAMETERS_HEADER, pathOf } from './query.js';
 
 /**
  * Bytes of URLs and their answer keys remembered, least recently used out:
@@ -30,18 +31,34 @@ export const DEFAULT_URL_MAP_BYTES = 4 << 20;
 /** A remembered URL's bytes beside its text and its key's: the map's entry and its links. */
 const URL_ENTRY_OVERHEAD = 120;
 
-export class FastPath {
-  /** Raw request URL (path and query, as sent) to its answer key. */
-  private readonly keys: BoundedMap<string, string>;
+/** What a URL remembered reads as: its answer key, and the X-Ignored-Parameters of its answers. */
+interface ReadUrl {
+  key: string;
+  ignored: string | undefined;
+}
 
-  /** `readers`: each page endpoint's exact path to the reader of its URLs. */
+export class FastPath {
+  /** Raw request URL (path and query, as sent) to what it reads as. */
+  private readonly keys: BoundedMap<string, ReadUrl>;
+
+  /** Each exact path's reader. */
+  private readonly readers = new Map<string, PageQueryReader>();
+  /** Path prefixes and their readers, longest first. */
+  private readonly prefixes: [string, PageQueryReader][] = [];
+
+  /** `endpoints`: each endpoint's path (exact, or a prefix) and the reader of its URLs. */
   constructor(
     private readonly cache: AnswerCache,
     private readonly store: QueryStore,
-    private readonly readers: ReadonlyMap<string, PageQueryReader>,
+    endpoints: readonly { path: string; prefix: boolean; reader: PageQueryReader }[],
     urlMapBytes = DEFAULT_URL_MAP_BYTES,
   ) {
     this.keys = new BoundedMap(urlMapBytes);
+    for (const e of endpoints) {
+      if (e.prefix) this.prefixes.push([e.path, e.reader]);
+      else this.readers.set(e.path, e.reader);
+    }
+    this.prefixes.sort(([a], [b]) => b.length - a.length);
   }
 
   /**
@@ -52,8 +69,8 @@ export class FastPath {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined) return false;
     let query: PageQuery | undefined;
-    let key = this.keys.get(url);
-    if (key === undefined) {
+    let read = this.keys.get(url);
+    if (read === undefined) {
       const reader = this.readerOf(url);
       if (reader === undefined) return false; // not a page request
       try {
@@ -61,9 +78,10 @@ export class FastPath {
       } catch {
         return false; // a parameter refused: the full path says which
       }
-      key = query.key;
-      this.remember(url, key);
+      read = { key: query.key, ignored: query.ignored };
+      this.remember(url, read);
     }
+    const { key, ignored } = read;
     let answer: CachedAnswer;
     try {
       const block = blockToken(await this.store.lastBlock());
@@ -74,6 +92,7 @@ export class FastPath {
       return false; // the full path says what went wrong
     }
     const headers = answerHeaders(answer, res.getHeader('vary'));
+    if (ignored !== undefined) headers[IGNORED_PARAMETERS_HEADER] = ignored;
     const delivery = deliveryOf(this.cache, key, answer, req.headers['if-none-match'], req.headers['accept-encoding']);
     if (delivery.notModified) {
       // As Fastify sends a 304: no body, so no type either.
@@ -92,12 +111,15 @@ export class FastPath {
    * is told apart without throwing: every other request (/health, say) asks.
    */
   private readerOf(url: string): PageQueryReader | undefined {
-    const end = url.indexOf('?');
-    return this.readers.get(end < 0 ? url : url.slice(0, end));
+    const path = pathOf(url);
+    const exact = this.readers.get(path);
+    if (exact !== undefined) return exact;
+    for (const [prefix, reader] of this.prefixes) if (path.startsWith(prefix)) return reader;
+    return undefined;
   }
 
-  private remember(url: string, key: string): void {
-    this.keys.set(url, key, stringBytes(url) + stringBytes(key) + URL_ENTRY_OVERHEAD);
+  private remember(url: string, read: ReadUrl): void {
+    this.keys.set(url, read, stringBytes(url) + stringBytes(read.key) + stringBytes(read.ignored ?? '') + URL_ENTRY_OVERHEAD);
   }
 
   /** The URLs remembered, and their bytes. */

@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from './cors.js';
 import { HttpRefusalError, RateLimitedError, UnavailableError } from './errors.js';
 import type { KnownBlock } from './known-block.js';
+import { pathOf } from './query.js';
 import { EVERY_ANSWER, writeRefusal } from './raw-refusal.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -54,7 +55,7 @@ export class FrontDoor {
       res.writeHead(204, preflightHeaders(cors, req)).end();
       return false;
     }
-    if (rateLimiter !== undefined && !unlimited.has(pathOf(req.url))) {
+    if (rateLimiter !== undefined && !unlimited.has(pathOf(req.url ?? ''))) {
       const decision = rateLimiter.take(req);
       for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value!);
       if (!decision.allowed) {
@@ -73,8 +74,3 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-function pathOf(url: string | undefined): string {
-  if (url === undefined) return '';
-  const end = url.indexOf('?');
-  return end < 0 ? url : url.slice(0, end);
-}

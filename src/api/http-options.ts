@@ -42,6 +42,8 @@ export interface HttpOptions {
   corsMaxAgeSeconds: number;
   /** GET /ready fails while the last block is older than this many seconds (0: it never fails for lag). */
   readyMaxLagSeconds: number;
+  /** Streams (GET /api/v2/stream/orders) one client address may hold at once, as the original's 250. */
+  streamsPerClient: number;
 }
 
 /**
@@ -64,6 +66,7 @@ export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   corsOrigins: '*',
   corsMaxAgeSeconds: 7200,
   readyMaxLagSeconds: 60,
+  streamsPerClient: 250,
 };
 
 /** `given` over the defaults; a setting given as undefined keeps its default. */

@@ -23,6 +23,12 @@ export class KnownBlock {
     return {
       listOrders: (filter, page) => store.listOrders(filter, page).then(seen),
       listBundles: (filter, page) => store.listBundles(filter, page).then(seen),
+      listRemovedBundles: (filter, page) => store.listRemovedBundles(filter, page).then(seen),
+      getOrder: (id, version) => store.getOrder(id, version).then(seen),
+      listOrderVersions: (id, page) => store.listOrderVersions(id, page).then(seen),
+      orderChanges: (after, upTo, maxBlocks) => store.orderChanges(after, upTo, maxBlocks),
+      firstChangeHeight: () => store.firstChangeHeight(),
+      watchBlocks: (onBlock) => store.watchBlocks(onBlock),
       lastBlock: () => store.lastBlock().then((block: CommittedBlock | undefined) => {
         this.saw(block);
         return block;

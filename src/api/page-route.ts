@@ -1,7 +1,8 @@
 /**
  * A paged query endpoint (GET, filter and pagination parameters, the
  * original's connection envelope), answered through the answer cache. The
- * orders and bundles endpoints differ only in what this takes.
+ * endpoints differ only in what this takes. An endpoint with a path
+ * parameter (an order's versions) is served under a path prefix.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Page, PageRequest } from '../domain/page.js';
@@ -15,36 +16,51 @@ import type { RefusalKind, RouteDoc } from './openapi/route-doc.js';
 import { ref } from './openapi/schemas.js';
 import { PAGINATION_PARAMS, PRETTY_PARAM, type ParameterDecl } from './parameters.js';
 import { DEFAULT_READ_LIMITS, readPagination, wantsPretty, type ReadLimits } from './params.js';
-import { readQuery, type QueryParams } from './query.js';
+import { ignoredParametersValue, pathOf, readQuery, type QueryParams } from './query.js';
 
 export interface PageEndpoint<F, K> {
+  /** The endpoint's path; with `prefix`, what its paths start with (ending in `/`). */
   path: string;
+  /** The path goes on with a parameter (an order id), which readFilter reads first, as the original checks it first. */
+  prefix?: boolean;
   /** The envelope's field naming the connection: `orders`, `bundles`. */
   field: string;
   cursors: CursorCodec<K>;
-  readFilter: (query: QueryParams, limits: ReadLimits) => F;
+  readFilter: (query: QueryParams, limits: ReadLimits, path: string) => F;
   /** The normalised query (./answer-key.ts). */
   answerKey: (filter: F, page: PageRequest<K>, cursors: CursorCodec<K>, pretty: boolean) => string;
   list: (store: QueryStore, filter: F, page: PageRequest<K>) => Promise<Page<K>>;
-  /** What the OpenAPI document says of it; the pagination and `pretty` parameters and their refusals are added. */
-  doc: {
-    operationId: string;
-    tag: string;
-    summary: string;
-    description: string;
-    /** The parameters readFilter reads (../parameters.ts). */
-    filters: Readonly<Record<string, ParameterDecl>>;
-    /** The answer's schema, a component of ./openapi/schemas.ts. */
-    answerSchema: string;
-    /** What readFilter refuses. */
-    refusals: readonly RefusalKind[];
-  };
+  /**
+   * What the OpenAPI document says of it: a listing's page doc, or, for an
+   * endpoint served under a prefix (whose documented path names its path
+   * parameter), the whole route's doc. Either way its `read` is the endpoint's own.
+   */
+  doc: PageDoc | Omit<RouteDoc, 'read'>;
+}
+
+/** A listing's doc; the pagination and `pretty` parameters and their refusals are added. */
+export interface PageDoc {
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** The parameters readFilter reads (../parameters.ts). */
+  filters: Readonly<Record<string, ParameterDecl>>;
+  /** The answer's schema, a component of ./openapi/schemas.ts. */
+  answerSchema: string;
+  /** What readFilter refuses. */
+  refusals: readonly RefusalKind[];
 }
 
 /** A request URL of the endpoint read; throws ApiError for a parameter it refuses. */
 function readPageRequest<F, K>(endpoint: PageEndpoint<F, K>, url: string, limits: ReadLimits) {
   const query = readQuery(url);
-  return { page: readPagination(query, endpoint.cursors), filter: endpoint.readFilter(query, limits), pretty: wantsPretty(query) };
+  const path = pathOf(url);
+  let filter: F | undefined;
+  if (endpoint.prefix === true) filter = endpoint.readFilter(query, limits, path);
+  const page = readPagination(query, endpoint.cursors);
+  filter ??= endpoint.readFilter(query, limits, path);
+  return { page, filter, pretty: wantsPretty(query), query };
 }
 
 /** Reads a request URL of the endpoint; throws ApiError for a parameter it refuses. */
@@ -53,23 +69,26 @@ export type PageQueryReader = (url: string) => PageQuery;
 function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore, limits: ReadLimits): PageQueryReader {
   const { field, cursors } = endpoint;
   return (url) => {
-    const { page, filter, pretty } = readPageRequest(endpoint, url, limits);
+    const { page, filter: read, pretty, query } = readPageRequest(endpoint, url, limits);
     return {
-      key: endpoint.answerKey(filter, page, cursors, pretty),
+      key: endpoint.answerKey(read, page, cursors, pretty),
       pretty,
+      ignored: ignoredParametersValue(query.ignoredKeys()),
       read: async () => {
-        const result = await endpoint.list(store, filter, page);
+        const result = await endpoint.list(store, read, page);
         return { body: connectionBody(field, result, cursors), lastBlock: result.lastBlock };
       },
     };
   };
 }
 
-/** The Fastify plugin serving `endpoint`. */
-function pageRoute<F, K>(endpoint: PageEndpoint<F, K>): (app: FastifyInstance, options: PageRouteOptions) => Promise<void> {
+/** The Fastify plugin serving the endpoint whose URLs `reader` reads, at `path` (a prefix: everything under it). */
+export function queryRoute(
+  path: string, prefix: boolean, reader: (store: QueryStore, limits: ReadLimits) => PageQueryReader,
+): (app: FastifyInstance, options: PageRouteOptions) => Promise<void> {
   return async (app, options) => {
-    const readPageQuery = pageQueryReader(endpoint, options.store, options.limits);
-    app.get(endpoint.path, async (request, reply) => {
+    const readPageQuery = reader(options.store, options.limits);
+    app.get(prefix ? `${path}*` : path, async (request, reply) => {
       // What the fast path met reading this very request is answered, not met again (a query cut off, say).
       const failed = fastPathFailure(request.raw);
       if (failed !== undefined) throw failed;
@@ -78,10 +97,12 @@ function pageRoute<F, K>(endpoint: PageEndpoint<F, K>): (app: FastifyInstance, o
   };
 }
 
-/** What the server needs of a page endpoint, whatever its filter and key. */
+/** What the server needs of a cached query endpoint, whatever its filter and key. */
 export interface ServedEndpoint {
   path: string;
-  /** The Fastify plugin serving it: the full path. */
+  /** Served under `path` as a prefix. */
+  prefix: boolean;
+  /** The Fastify plugin serving it. */
   route: (app: FastifyInstance, options: PageRouteOptions) => Promise<void>;
   /** The reader of its URLs, for the fast path (./fast-path.ts). */
   reader: (store: QueryStore, limits: ReadLimits) => PageQueryReader;
@@ -91,6 +112,8 @@ export interface ServedEndpoint {
 
 function routeDoc<F, K>(endpoint: PageEndpoint<F, K>): RouteDoc {
   const { doc } = endpoint;
+  const read = (url: string) => readPageRequest(endpoint, url, DEFAULT_READ_LIMITS);
+  if ('parameters' in doc) return { ...doc, read };
   return {
     path: endpoint.path, operationId: doc.operationId, tag: doc.tag, summary: doc.summary, description: doc.description,
     parameters: [...Object.values(PAGINATION_PARAMS), ...Object.values(doc.filters), PRETTY_PARAM],
@@ -99,18 +122,12 @@ function routeDoc<F, K>(endpoint: PageEndpoint<F, K>): RouteDoc {
       schema: ref(doc.answerSchema), example: ANSWER_EXAMPLES[doc.operationId]?.body, blockHeaders: true, etag: true,
     },
     refusals: [InvalidPaginationError, MalformedQueryError, ...doc.refusals],
-    read: (url) => readPageRequest(endpoint, url, DEFAULT_READ_LIMITS),
+    read,
   };
 }
 
 export function servedEndpoint<F, K>(endpoint: PageEndpoint<F, K>): ServedEndpoint {
-  return {
-    path: endpoint.path, route: pageRoute(endpoint), reader: (store, limits) => pageQueryReader(endpoint, store, limits),
-    doc: routeDoc(endpoint),
-  };
-}
-
-/** The document's entry of a page endpoint declared and not served yet (./openapi/companions.ts). */
-export function plannedPageDoc(path: string, doc: PageEndpoint<unknown, unknown>['doc']): RouteDoc {
-  return { ...routeDoc({ path, doc } as PageEndpoint<unknown, unknown>), read: undefined, planned: true };
+  const reader = (store: QueryStore, limits: ReadLimits) => pageQueryReader(endpoint, store, limits);
+  const prefix = endpoint.prefix === true;
+  return { path: endpoint.path, prefix, route: queryRoute(endpoint.path, prefix, reader), reader, doc: routeDoc(endpoint) };
 }

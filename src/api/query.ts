@@ -13,6 +13,8 @@ export interface QueryParam {
 /** Query values grouped by canonical (dotted lowerCamel) name, in the order sent. */
 export class QueryParams {
   readonly #byName = new Map<string, QueryParam[]>();
+  /** The names an endpoint asked for: the others it ignored (ignoredKeys). */
+  readonly #asked = new Set<string>();
 
   add(key: string, value: string): void {
     const name = canonicalName(key);
@@ -23,12 +25,46 @@ export class QueryParams {
 
   /** Every value given for `name`, under any spelling; empty when absent. */
   all(name: string): readonly QueryParam[] {
+    this.#asked.add(name);
     return this.#byName.get(name) ?? [];
   }
 
   has(name: string): boolean {
+    this.#asked.add(name);
     return this.#byName.has(name);
   }
+
+  /**
+   * The keys, as the client spelled them, of the parameters nobody asked
+   * for once the endpoint has read what it takes: ignored, as the original
+   * ignores them (a misspelt filter.status, say).
+   */
+  ignoredKeys(): string[] {
+    const keys: string[] = [];
+    for (const [name, params] of this.#byName) {
+      if (this.#asked.has(name)) continue;
+      for (const key of new Set(params.map((p) => p.key))) if (key !== '') keys.push(key);
+    }
+    return keys;
+  }
+}
+
+/** The header naming the query parameters an answer ignored, so that a client can see why its filter did nothing. */
+export const IGNORED_PARAMETERS_HEADER = 'X-Ignored-Parameters';
+
+/** Names beyond these many are left out of the header: a client's junk must not make an answer's head as large as its request's. */
+const MAX_IGNORED_NAMED = 32;
+
+/**
+ * The header's value for the keys ignored: each %-escaped as in a URL (a
+ * header holds no raw non-ASCII or control characters, and a comma of a
+ * key is not taken for the list's), comma-separated; undefined for none.
+ */
+export function ignoredParametersValue(keys: readonly string[]): string | undefined {
+  if (keys.length === 0) return undefined;
+  const named = keys.slice(0, MAX_IGNORED_NAMED).map(encodeURIComponent);
+  if (keys.length > MAX_IGNORED_NAMED) named.push(`...${keys.length - MAX_IGNORED_NAMED} more`);
+  return named.join(', ');
 }
 
 const BAD_ESCAPE = /%(?![0-9a-fA-F]{2})/;
@@ -57,4 +93,10 @@ export function readQuery(url: string): QueryParams {
 export function canonicalName(key: string): string {
   if (!key.includes('_')) return key;
   return key.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** The path of a request URL: everything before the first `?`. */
+export function pathOf(url: string): string {
+  const end = url.indexOf('?');
+  return end < 0 ? url : url.slice(0, end);
 }

@@ -15,7 +15,7 @@ import type { QueryStore } from '../store/store.js';
 import { AnswerCache, DEFAULT_ANSWER_CACHE_BYTES } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
 import { setBlockHeaders } from './block-headers.js';
-import { bundlesEndpoint } from './bundles-route.js';
+import { bundlesEndpoint, removedBundlesEndpoint } from './bundles-route.js';
 import { mergeVary } from './cors.js';
 import {
   ApiError,
@@ -36,9 +36,13 @@ import { ingestStatusRoute } from './ingest-status-route.js';
 import { KnownBlock } from './known-block.js';
 import { METRICS_PATH, metricsRoute } from './metrics/metrics-route.js';
 import { labelRoute, ServerMetrics } from './metrics/server-metrics.js';
+import { orderEndpoint, versionsEndpoint } from './order-route.js';
 import { ordersEndpoint } from './orders-route.js';
 import type { ServedEndpoint } from './page-route.js';
 import { RateLimiter } from './rate-limit.js';
+import { requestIds } from './request-id.js';
+import { attachOrderStreams, type StreamServer } from './stream/attach.js';
+import { STREAM_ORDERS_PATH } from './stream/request.js';
 
 export interface ServerOptions {
   store: QueryStore;
@@ -93,7 +97,7 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
 }
 
 /** The network's paged queries, served by Fastify and by the fast path alike. */
-const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint];
+const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint, removedBundlesEndpoint, orderEndpoint, versionsEndpoint];
 
 /**
  * The network's queries. Their errors name the last block stored too, as the
@@ -113,7 +117,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined;
   // Not when every request is to be logged: the fast path answers without Fastify's logging.
   const fastPath = cache !== undefined && opts.logRequests !== true
-    ? new FastPath(cache, store, new Map(PAGE_ENDPOINTS.map((page) => [page.path, page.reader(store, limits)])), opts.urlMapBytes)
+    ? new FastPath(cache, store, PAGE_ENDPOINTS.map((e) => ({ path: e.path, prefix: e.prefix, reader: e.reader(store, limits) })), opts.urlMapBytes)
     : undefined;
   const registry = opts.metrics?.registry ?? new Registry();
   const metrics = new ServerMetrics(registry, {
@@ -127,12 +131,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     unlimited: new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]),
   });
   let warn = (_message: string) => {};
+  let streams: StreamServer | undefined;
   const app = Fastify({
-    // Every request meets the front door, then the fast path (if any), then Fastify.
+    // Every request meets the front door, then the stream, the fast path (if any), then Fastify.
     serverFactory: (handler) => createHttpServer(http, (req, res) => {
       const started = performance.now();
       res.once('finish', () => metrics.answered(req, res.statusCode, started));
       if (!front.admit(req, res)) return;
+      if (streams?.serveHttp(req, res) === true) return;
       if (fastPath === undefined) return void handler(req, res);
       fastPath.answer(req, res).then(
         (answered) => answered || handler(req, res),
@@ -140,6 +146,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       );
     }, { known, warn: (message) => warn(message) }),
     logger: opts.logger ?? false,
+    genReqId: requestIds(),
     // Two log lines per request cost more than a cached answer; failures are logged either way.
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
     // Errors raised before routing (a malformed URL) get the same body as the rest, and the block known.
@@ -151,6 +158,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     return503OnClosing: false,
   });
   warn = (message) => app.log.warn(message);
+  streams = attachOrderStreams(app.server, store, { perClient: http.streamsPerClient, known, closing: () => front.closing });
   // Requests that reach Fastify without the server's listener (inject()) meet the front door here.
   app.addHook('onRequest', async (request, reply) => {
     labelRoute(request.raw, request.routeOptions.url);
@@ -160,6 +168,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
   app.addHook('preClose', async () => {
     front.closing = true;
+    // Streams never end on their own: the server would wait for them.
+    streams?.close();
   });
   // Every refusal names the last block stored, as the original's do; the store read now, or the last one known.
   const withBlock = async (reply: FastifyReply) => {
@@ -175,6 +185,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
 
   app.addHook('onRoute', (route) => metrics.addRoute(route.url));
+  // Served outside Fastify (./stream/attach.ts): no route of its own tells the metrics its label.
+  metrics.addRoute(STREAM_ORDERS_PATH);
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
   if (http.corsOrigins !== '*' && http.corsOrigins.length > 0) {

@@ -60,6 +60,12 @@ export interface OrderKey {
   id: string;
 }
 
+/** The position of one of an order's versions in the listing of its versions. */
+export interface OrderVersionKey {
+  id: string;
+  version: bigint;
+}
+
 export const LIVE_STATUSES: readonly number[] = [STATUS.ACTIVE, STATUS.PARKED];
 export const LIVE_TYPE = TYPE.LIMIT;
 export const NOT_LIVE_TIME_IN_FORCES: readonly number[] = [TIF.IOC, TIF.FOK];

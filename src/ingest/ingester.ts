@@ -77,6 +77,24 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TI
   }
 }
 
+const ABORTED = Symbol('aborted');
+
+/** `promise`, unless `signal` aborts first: a source with nothing to read (an idle pipe) must not hold up a stop. */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return ABORTED;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
+}
+
 /**
  * Reads a source to its end (or until `signal` aborts), storing each complete
  * block exactly once: blocks at or below the store's last committed height are
@@ -225,21 +243,21 @@ export async function ingest<B extends BlockBatch>(
       if (writeFailure) await written();
       const next = batches.next();
       reading = true;
-      let result: IteratorResult<SourceBatch> | typeof TIMED_OUT;
+      let result: IteratorResult<SourceBatch> | typeof TIMED_OUT | typeof ABORTED;
       try {
         if (group.size > 0) {
           // Blocks waiting to be committed do not wait on a source that has nothing ready.
           result = await within(next, group.patienceMs());
           if (result === TIMED_OUT) {
             await commit();
-            result = await next;
+            result = await untilAborted(next, signal);
           }
         } else if (mismatched.length > 0) {
           // Nor does a mismatch found: it is reported once the source has nothing more.
           result = await within(next, MISMATCH_IDLE_MS);
           if (result === TIMED_OUT) throw mismatch(`the source had nothing more for ${MISMATCH_IDLE_MS / 1000} s`);
         } else {
-          result = await next;
+          result = await untilAborted(next, signal);
         }
       } catch (e) {
         if (!(e instanceof CorruptInputError)) throw e;
@@ -247,6 +265,8 @@ export async function ingest<B extends BlockBatch>(
         await fail(e.message, e.offset ?? openedAt);
         throw e;
       }
+      // Stopped while the source had nothing to read: that read is left to the release below.
+      if (result === ABORTED) break;
       reading = false;
       if (result.done) {
         finished = true;

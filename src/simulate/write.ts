@@ -23,6 +23,8 @@ export type CutKind = 'record' | 'boundary';
 export interface WriteOptions extends SimulateOptions {
   /** End the file inside one more, incomplete block (default: the file ends with its last whole block). */
   cut?: CutKind;
+  /** Called as each whole block is written, with its height (progress). */
+  onBlock?: (height: bigint) => void;
 }
 
 /** Where a cut file ends. */
@@ -101,8 +103,11 @@ export async function writeEventFile(path: string, opts: WriteOptions): Promise<
         extra.push(record);
         continue;
       }
-      if (e.kind === 'endBlock') lastEnded = e.height;
       push(record);
+      if (e.kind === 'endBlock') {
+        lastEnded = e.height;
+        opts.onBlock?.(e.height);
+      }
       if (pendingBytes >= CHUNK_BYTES) await flush();
     }
 

@@ -1,5 +1,6 @@
 /**
- * The indexes that listings read, declared once for both backends: the
+ * The indexes that listings and the reads of one order's history read,
+ * declared once for both backends: the
  * planner's access paths (./plan.ts), the index names and pinned columns of
  * the page SQL (./page-sql.ts) and the CREATE INDEX statement of each index
  * all come from these tables. Both schemas build the same indexes under the
@@ -53,6 +54,8 @@ export interface IndexDefinition {
   readonly columns: readonly string[];
   /** The condition of a partial index, columns unqualified. */
   readonly where?: string;
+  /** A UNIQUE index. */
+  readonly unique?: boolean;
 }
 
 /** An index of the current orders, with what the planner knows of it. */
@@ -117,7 +120,7 @@ export type OrderPathName = keyof typeof ORDER_INDEXES;
 /** What a bundle filter may pin an index's leading column to. */
 export type BundleDimension = 'nodeId' | 'epochSeq' | 'submitter';
 
-/** The column of signer_added that holds each dimension. */
+/** The column of signer_added (and of signer_removed: the same names) that holds each dimension. */
 export const BUNDLE_COLUMN = {
   nodeId: 'validator_id',
   epochSeq: 'epoch_seq',
@@ -127,23 +130,28 @@ export const BUNDLE_COLUMN = {
 /** The listing key of bundles, which every bundle index ends in. */
 export const BUNDLE_LISTING_KEY = ['timestamp', 'signature_id'] as const;
 
-/** An index of signer_added: the listing key, after one pinned column or none. */
-export interface BundleIndex extends IndexDefinition {
+/** The tables of bundles: signer-added and signer-removed ones, listed alike. */
+export type BundleTable = 'signer_added' | 'signer_removed';
+
+/** An index of a bundle table: the listing key, after one pinned column or none. */
+export interface BundleIndex<T extends BundleTable = 'signer_added'> extends IndexDefinition {
   readonly path: string;
-  readonly table: 'signer_added';
+  readonly table: T;
   readonly dimension?: BundleDimension;
 }
 
-function bundleIndexes<P extends string>(declared: Record<P, { name: string; dimension?: BundleDimension }>): { readonly [K in P]: BundleIndex } {
-  return mapValues(declared, ({ name, dimension }, path): BundleIndex => {
-    const table = 'signer_added';
+function bundleIndexes<T extends BundleTable, P extends string>(
+  table: T,
+  declared: Record<P, { name: string; dimension?: BundleDimension }>,
+): { readonly [K in P]: BundleIndex<T> } {
+  return mapValues(declared, ({ name, dimension }, path): BundleIndex<T> => {
     if (dimension === undefined) return { path, name, table, columns: [...BUNDLE_LISTING_KEY] };
     return { path, name, table, dimension, columns: [BUNDLE_COLUMN[dimension], ...BUNDLE_LISTING_KEY] };
   });
 }
 
-/** Every bundle index the planner may choose, keyed by its path name. */
-export const BUNDLE_INDEXES = bundleIndexes({
+/** Every signer-added bundle index the planner may choose, keyed by its path name. */
+export const BUNDLE_INDEXES = bundleIndexes('signer_added', {
   time: { name: 'signer_added_by_time' },
   nodeId: { name: 'signer_added_by_validator', dimension: 'nodeId' },
   epochSeq: { name: 'signer_added_by_epoch', dimension: 'epochSeq' },
@@ -152,7 +160,33 @@ export const BUNDLE_INDEXES = bundleIndexes({
 
 export type BundlePathName = keyof typeof BUNDLE_INDEXES;
 
+/**
+ * The signer-removed bundles' indexes, path for path the added ones'
+ * (the embedded store's schema 7, PostgreSQL's migration 4): the removed list
+ * reads as the added one does.
+ */
+export const REMOVED_BUNDLE_INDEXES: { readonly [P in BundlePathName]: BundleIndex<'signer_removed'> } = bundleIndexes('signer_removed', {
+  time: { name: 'signer_removed_by_time' },
+  nodeId: { name: 'signer_removed_by_validator', dimension: 'nodeId' },
+  epochSeq: { name: 'signer_removed_by_epoch', dimension: 'epochSeq' },
+  submitter: { name: 'signer_removed_by_submitter', dimension: 'submitter' },
+});
+
+// ---------------------------------------------------------------- order history
+
+/**
+ * The index of orders_history that the reads of one order use: its rows by
+ * (order, version, height), each once. The table's own key is (height, seq),
+ * the order of the blocks' rows.
+ */
+export const HISTORY_BY_ORDER_INDEX: IndexDefinition = {
+  name: 'orders_history_by_order',
+  table: 'orders_history',
+  columns: ['id_bytes', 'version', 'height'],
+  unique: true,
+};
+
 /** The statement that creates `index`, in the SQL both SQLite and PostgreSQL take. */
 export function createIndexSql(index: IndexDefinition): string {
-  return `CREATE INDEX ${index.name} ON ${index.table} (${index.columns.join(', ')})${index.where === undefined ? '' : ` WHERE ${index.where}`}`;
+  return `CREATE ${index.unique === true ? 'UNIQUE ' : ''}INDEX ${index.name} ON ${index.table} (${index.columns.join(', ')})${index.where === undefined ? '' : ` WHERE ${index.where}`}`;
 }

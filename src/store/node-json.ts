@@ -190,3 +190,16 @@ export function bundleJsonSql(d: SqlDialect, b: string): string {
     ['epochSeq', int64(c('epoch_seq'))],
   ]);
 }
+
+/** The ERC20MultiSigSignerRemovedBundle node, from a row of signer_removed aliased `b` (one per signature submitter). */
+export function removedBundleJsonSql(d: SqlDialect, b: string): string {
+  const c = (name: string) => `${b}.${name}`;
+  return object([
+    ['oldSigner', str(d, c('old_signer'))],
+    ['submitter', str(d, c('submitter'))],
+    ['nonce', str(d, c('nonce'))],
+    ['timestamp', int64(c('timestamp'))],
+    ['signatures', [text('"'), sql(packedSignatures(d, c('signature_id'))), text('"')]],
+    ['epochSeq', int64(c('epoch_seq'))],
+  ]);
+}

@@ -8,10 +8,11 @@
 import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import type { OrderFilter, OrderKey } from '../domain/order.js';
 import type { PageRequest } from '../domain/page.js';
-import { bundleJsonSql, orderJsonSql } from './node-json.js';
+import { bundleJsonSql, orderJsonSql, removedBundleJsonSql } from './node-json.js';
 import {
   BUNDLE_COLUMN,
   BUNDLE_INDEXES,
+  REMOVED_BUNDLE_INDEXES,
   BUNDLE_LISTING_KEY,
   mapValues,
   ORDER_COLUMN,
@@ -20,6 +21,7 @@ import {
   subsetCondition,
   type BundleDimension,
   type BundlePathName,
+  type BundleTable,
   type OrderDimension,
   type OrderPathName,
 } from './indexes.js';
@@ -68,8 +70,9 @@ const ORDER_PIN: { readonly [D in OrderDimension]: string } = mapValues(ORDER_CO
   return `o.${column} = ${interned === undefined ? '?' : `(SELECT no FROM ${interned} WHERE id = ?)`}`;
 });
 
-/** Each bundle path's index (./indexes.ts). */
+/** Each bundle path's index (./indexes.ts), of each bundle table. */
 export const BUNDLE_INDEX: { readonly [P in BundlePathName]: string } = mapValues(BUNDLE_INDEXES, (i) => i.name);
+const REMOVED_BUNDLE_INDEX: { readonly [P in BundlePathName]: string } = mapValues(REMOVED_BUNDLE_INDEXES, (i) => i.name);
 
 // ---------------------------------------------------------------- keyset SQL
 
@@ -133,13 +136,17 @@ const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',
  * on every request, so it stays short until a statement is prepared.
  */
 const ORDER_JSON = '/*order-json*/';
+/** The order node's stand-in, for statements of orders_current AS o joined to markets AS m and parties AS p. */
+export const ORDER_JSON_STANDIN = ORDER_JSON;
 const BUNDLE_JSON = '/*bundle-json*/';
+const REMOVED_BUNDLE_JSON = '/*removed-bundle-json*/';
 
 /** The statement text to prepare: the JSON stand-ins replaced by the dialect's expressions. */
 export function expandSql(sql: string, dialect: SqlDialect): string {
   return sql
     .replaceAll(ORDER_JSON, orderJsonSql(dialect, 'o', 'm', 'p'))
-    .replaceAll(BUNDLE_JSON, bundleJsonSql(dialect, 'b'));
+    .replaceAll(BUNDLE_JSON, bundleJsonSql(dialect, 'b'))
+    .replaceAll(REMOVED_BUNDLE_JSON, removedBundleJsonSql(dialect, 'b'));
 }
 
 // ---------------------------------------------------------------- orders
@@ -234,9 +241,13 @@ export function orderQueries(
 // ---------------------------------------------------------------- bundles
 
 const BUNDLE_KEY: readonly [string, string] = [`b.${BUNDLE_LISTING_KEY[0]}`, `b.${BUNDLE_LISTING_KEY[1]}`];
-const BUNDLE_ROW = `${BUNDLE_JSON} AS json, ${BUNDLE_KEY[0]} AS k1, ${BUNDLE_KEY[1]} AS k2`;
+/** What differs between the signer-added and signer-removed bundles' listings: the table, its indexes, its node. */
+const BUNDLE_TABLES: { readonly [T in BundleTable]: { index: { readonly [P in BundlePathName]: string }; json: string } } = {
+  signer_added: { index: BUNDLE_INDEX, json: BUNDLE_JSON },
+  signer_removed: { index: REMOVED_BUNDLE_INDEX, json: REMOVED_BUNDLE_JSON },
+};
 
-function bundleArm(dialect: SqlDialect, filter: BundleFilter, range: KeyRange<BundleKey>, select: string): Arm {
+function bundleArm(dialect: SqlDialect, table: BundleTable, filter: BundleFilter, range: KeyRange<BundleKey>, select: string): Arm {
   const plan = planBundleQuery(filter);
   const params: SqlValue[] = [];
   const conditions: string[] = [];
@@ -251,13 +262,17 @@ function bundleArm(dialect: SqlDialect, filter: BundleFilter, range: KeyRange<Bu
   equal('epochSeq', plan.residual.epochSeq);
   equal('submitter', plan.residual.submitter);
   conditions.push(...rangeConditions(BUNDLE_KEY, asColumns(range, (k) => [k.timestamp, k.signatureId]), params));
-  const index = BUNDLE_INDEX[plan.path.name as BundlePathName];
-  return { sql: armSql(select, `signer_added AS b${dialect.indexHint(index)}`, conditions), params };
+  const index = BUNDLE_TABLES[table].index[plan.path.name as BundlePathName];
+  return { sql: armSql(select, `${table} AS b${dialect.indexHint(index)}`, conditions), params };
 }
 
-export function bundleQueries(dialect: SqlDialect, filter: BundleFilter, page: PageRequest<BundleKey>): PageQueries {
+/** The queries of a bundle listing, of signer-added bundles or of signer-removed ones. */
+export function bundleQueries(
+  dialect: SqlDialect, filter: BundleFilter, page: PageRequest<BundleKey>, table: BundleTable = 'signer_added',
+): PageQueries {
   const scans = planPage(page);
-  const rows = pageSql(dialect, [bundleArm(dialect, filter, scanRange(scans.rows), BUNDLE_ROW)], scans.rows.direction, scans.rows.limit);
+  const row = `${BUNDLE_TABLES[table].json} AS json, ${BUNDLE_KEY[0]} AS k1, ${BUNDLE_KEY[1]} AS k2`;
+  const rows = pageSql(dialect, [bundleArm(dialect, table, filter, scanRange(scans.rows), row)], scans.rows.direction, scans.rows.limit);
   if (scans.beyond === undefined) return { rows };
-  return { rows, beyond: existsSql([bundleArm(dialect, filter, scanRange(scans.beyond), '1')]) };
+  return { rows, beyond: existsSql([bundleArm(dialect, table, filter, scanRange(scans.beyond), '1')]) };
 }

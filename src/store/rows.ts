@@ -80,14 +80,18 @@ function currentRow(o: Order, vegaTime: bigint): SqlValue[] {
 }
 
 /**
- * History rows: row i is (times[i], ids[32i, 32i+32), markets[i], parties[i],
- * messages[ends[i-1], ends[i])). A message is stored without its leading ids
- * (./history-message.ts); markets[i] and parties[i] are positions in the
- * group's `markets` and `parties`, or -1 where the message is kept whole.
+ * History rows: row i is (heights[i], seqs[i], ids[32i, 32i+32), versions[i],
+ * markets[i], parties[i], messages[ends[i-1], ends[i])). A block holds one row
+ * per (order, version), seq numbering them in the block (see GroupRows.add).
+ * A message is stored without its leading ids (./history-message.ts);
+ * markets[i] and parties[i] are positions in the group's `markets` and
+ * `parties`, or -1 where the message is kept whole.
  */
 export interface PackedHistory {
-  times: BigInt64Array;
+  heights: BigUint64Array;
+  seqs: Uint32Array;
   ids: Uint8Array;
+  versions: BigUint64Array;
   markets: Int32Array;
   parties: Int32Array;
   messages: Uint8Array;
@@ -103,7 +107,7 @@ export interface PreparedGroup {
    */
   blocks: { height: bigint; time: bigint; hash: string; digest: string }[];
   last: CommittedBlock;
-  /** Each order's last state in each block it changed in. */
+  /** Each (order, version)'s last state in each block it changed in. */
   history: PackedHistory;
   /**
    * Each order's last state in the group, as currentRow() makes it, except
@@ -155,8 +159,8 @@ class IdList {
 /** The buffers of a prepared group, to transfer rather than copy to another thread. */
 export function transferables(p: PreparedGroup): ArrayBuffer[] {
   return [
-    p.history.times.buffer, p.history.ids.buffer, p.history.markets.buffer, p.history.parties.buffer,
-    p.history.messages.buffer, p.history.ends.buffer, p.keys.buffer,
+    p.history.heights.buffer, p.history.seqs.buffer, p.history.ids.buffer, p.history.versions.buffer,
+    p.history.markets.buffer, p.history.parties.buffer, p.history.messages.buffer, p.history.ends.buffer, p.keys.buffer,
   ] as ArrayBuffer[];
 }
 
@@ -168,7 +172,9 @@ export class GroupRows implements BlockBatch {
   private readonly blocks: PreparedGroup['blocks'] = [];
   private last: CommittedBlock | undefined;
   private rows = 0;
-  private times = new BigInt64Array(4096);
+  private heights = new BigUint64Array(4096);
+  private seqs = new Uint32Array(4096);
+  private versions = new BigUint64Array(4096);
   private ends = new Uint32Array(4096);
   private marketsAt = new Int32Array(4096);
   private partiesAt = new Int32Array(4096);
@@ -195,31 +201,53 @@ export class GroupRows implements BlockBatch {
       throw new InternalError(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
     }
     const digest = blockDigest(block);
-    // Within a block only the last state of an order counts: id -> index of that state.
+    // History keeps one row per (order, version) and block, the last update of
+    // each, in the order of each key's LAST update: the original's batcher is an
+    // ordered map whose re-set moves a key to the back (datanode/sqlstore/
+    // batcher_map.go), and its versions and stream read those rows. Key -> the
+    // index of its last state; a repeat is deleted first, to move it to the back.
+    const byVersion = new Map<string, number>();
+    // The current state is each order's last state in the block: id -> its index.
     const latest = new Map<string, number>();
-    for (let i = 0; i < orders.length; i++) latest.set(orders[i]!.id.toLowerCase(), i);
+    for (let i = 0; i < orders.length; i++) {
+      const order = orders[i]!;
+      const id = order.id.toLowerCase();
+      const key = `${id}/${order.version}`;
+      byVersion.delete(key);
+      byVersion.set(key, i);
+      latest.set(id, i);
+    }
     let messageBytes = 0;
-    for (const i of latest.values()) messageBytes += orderMessages[i]!.byteLength;
-    this.reserve(latest.size, messageBytes);
+    for (const i of byVersion.values()) messageBytes += orderMessages[i]!.byteLength;
+    this.reserve(byVersion.size, messageBytes);
     // Ids first: a bad one throws before anything the batch holds has changed.
     let row = this.rows;
-    for (const id of latest.keys()) writeOrderId(id, this.ids, row++ * ID_BYTES);
+    for (const i of byVersion.values()) writeOrderId(orders[i]!.id.toLowerCase(), this.ids, row++ * ID_BYTES);
     const t = block.time;
+    // The history row of each state that has one: the current state takes its id bytes from it.
+    const rowOf = new Int32Array(orders.length);
     row = this.rows;
     let end = row === 0 ? 0 : this.ends[row - 1]!;
-    for (const [id, i] of latest) {
+    let seq = 0;
+    for (const i of byVersion.values()) {
       const order = orders[i]!;
-      const ids = { id, market: order.marketId.toLowerCase(), party: order.partyId.toLowerCase() };
+      const ids = { id: order.id.toLowerCase(), market: order.marketId.toLowerCase(), party: order.partyId.toLowerCase() };
       const message = orderMessages[i]!;
       const leading = leadingIdBytes(message, ids);
-      this.times[row] = t;
+      this.heights[row] = block.height;
+      this.seqs[row] = seq++;
+      this.versions[row] = order.version;
       this.marketsAt[row] = leading === 0 ? -1 : this.markets.positionOf(ids.market);
       this.partiesAt[row] = leading === 0 ? -1 : this.parties.positionOf(ids.party);
       this.messages.set(message.subarray(leading), end);
       end += message.byteLength - leading;
       this.ends[row] = end;
-      const state = currentRow(order, t);
-      state[ID_AT] = row++;
+      rowOf[i] = row++;
+    }
+    // An order's last state is the last update of its (id, version): it has a row.
+    for (const [id, i] of latest) {
+      const state = currentRow(orders[i]!, t);
+      state[ID_AT] = rowOf[i]!;
       this.current.set(id, state);
     }
     this.rows = row;
@@ -233,8 +261,8 @@ export class GroupRows implements BlockBatch {
     for (const r of block.signersRemoved) {
       for (const s of r.signatureSubmitters) {
         this.removed.push([
-          s.signatureId.toLowerCase(), s.submitter, r.validatorId.toLowerCase(), r.timestamp, r.oldSigner, r.nonce,
-          u64(r.epochSeq), t,
+          s.signatureId.toLowerCase(), printedAddress(s.submitter), r.validatorId.toLowerCase(), toMicros(r.timestamp),
+          printedAddress(r.oldSigner), r.nonce, u64(r.epochSeq), t,
         ]);
       }
     }
@@ -265,8 +293,10 @@ export class GroupRows implements BlockBatch {
       blocks: this.blocks,
       last: this.last,
       history: {
-        times: this.times.subarray(0, rows),
+        heights: this.heights.subarray(0, rows),
+        seqs: this.seqs.subarray(0, rows),
         ids: ids.subarray(0, rows * ID_BYTES),
+        versions: this.versions.subarray(0, rows),
         markets: this.marketsAt.subarray(0, rows),
         parties: this.partiesAt.subarray(0, rows),
         messages: this.messages.subarray(0, rows === 0 ? 0 : this.ends[rows - 1]),
@@ -285,10 +315,12 @@ export class GroupRows implements BlockBatch {
   /** Room for `rows` more history rows holding `messageBytes` more bytes of messages. */
   private reserve(rows: number, messageBytes: number): void {
     const needRows = this.rows + rows;
-    if (needRows > this.times.length) {
-      const capacity = Math.max(needRows, 2 * this.times.length);
+    if (needRows > this.heights.length) {
+      const capacity = Math.max(needRows, 2 * this.heights.length);
       const rows = this.rows;
-      this.times = grown(this.times, new BigInt64Array(capacity), rows);
+      this.heights = grown(this.heights, new BigUint64Array(capacity), rows);
+      this.seqs = grown(this.seqs, new Uint32Array(capacity), rows);
+      this.versions = grown(this.versions, new BigUint64Array(capacity), rows);
       this.ends = grown(this.ends, new Uint32Array(capacity), rows);
       this.marketsAt = grown(this.marketsAt, new Int32Array(capacity), rows);
       this.partiesAt = grown(this.partiesAt, new Int32Array(capacity), rows);
@@ -306,7 +338,7 @@ export class GroupRows implements BlockBatch {
 }
 
 /** `to`, holding the first `used` values of `from`. */
-function grown<T extends BigInt64Array | Uint32Array | Int32Array>(from: T, to: T, used: number): T {
+function grown<T extends BigUint64Array | Uint32Array | Int32Array>(from: T, to: T, used: number): T {
   (to as Int32Array).set((from as Int32Array).subarray(0, used));
   return to;
 }

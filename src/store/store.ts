@@ -7,8 +7,9 @@
  */
 import type { Block } from '../domain/block.js';
 import type { BundleFilter, BundleKey } from '../domain/bundle.js';
-import type { OrderFilter, OrderKey } from '../domain/order.js';
-import type { Page, PageRequest } from '../domain/page.js';
+import type { OrderFilter, OrderKey, OrderVersionKey } from '../domain/order.js';
+import type { BlockChanges } from '../domain/order-stream.js';
+import type { BlockStamp, Page, PageRequest } from '../domain/page.js';
 
 /** Which store: the embedded one in a folder, or a PostgreSQL database. */
 export interface StoreConfig {
@@ -68,6 +69,30 @@ export interface QueryStore {
   listOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<Page<OrderKey>>;
   /** Signer-added bundles matching the filter, one page, with the last block of the snapshot it read. */
   listBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>>;
+  /** Signer-removed bundles matching the filter, one per signature submitter, one page, as listBundles. */
+  listRemovedBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>>;
+  /**
+   * One order's node (the list's JSON): its current state, or with `version`
+   * the last state of that version; undefined when there is none. With the
+   * last block of the snapshot it was read in.
+   */
+  getOrder(id: string, version?: bigint): Promise<{ node: string | undefined; lastBlock?: BlockStamp }>;
+  /** One order's versions, each in its last state, one page (newest first: highest version first). */
+  listOrderVersions(id: string, page: PageRequest<OrderVersionKey>): Promise<Page<OrderVersionKey>>;
+  /**
+   * The order states each block after `after` and up to `upTo` stored, in
+   * height order, as the stream's updates send them; blocks that changed no
+   * order are left out, and at most `maxBlocks` blocks are read.
+   */
+  orderChanges(after: bigint, upTo: bigint, maxBlocks: number): Promise<BlockChanges[]>;
+  /** The lowest height whose changes orderChanges can give (the first block stored; 1 before any). */
+  firstChangeHeight(): Promise<bigint>;
+  /**
+   * Calls `onBlock` whenever a block may have been committed (by this
+   * process's writer thread or any other instance's); returns the stop
+   * function. The caller reads what changed.
+   */
+  watchBlocks(onBlock: () => void): () => void;
   lastBlock(): Promise<CommittedBlock | undefined>;
   /** The connections of the store's pool, for the metrics; absent for a store without one. */
   connections?(): { total: number; idle: number; waiting: number };

@@ -122,3 +122,25 @@ export function orderMessageOf(busEvent: Uint8Array): Uint8Array | undefined {
   }
   return occurrences === 1 ? found : undefined;
 }
+
+const VERSION_FIELD = OrderMessage.fields.version!.id;
+
+/**
+ * The `version` (field 16, uint64) of an Order message, or of what a history
+ * row keeps of one (../store/history-message.ts leaves out whole leading
+ * fields, so the rest still reads as a message); 0 when absent, as protobuf
+ * reads it. Reads the top-level fields with protobufjs's Reader, decoding
+ * nothing else: a migration reads it from every stored row.
+ * Throws where the bytes are not a message.
+ */
+export function orderVersionOf(message: Uint8Array): bigint {
+  const reader = protobuf.Reader.create(message);
+  let version = 0n;
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    // A scalar given twice: the last one counts.
+    if (tag >>> 3 === VERSION_FIELD && (tag & 7) === 0) version = big(reader.uint64() as unknown as LongBits, true);
+    else reader.skipType(tag & 7);
+  }
+  return version;
+}

@@ -16,6 +16,7 @@ import { writeBlocks, type QueryStore } from '../../src/store/store.js';
 import type { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { SqliteWriter } from '../../src/store/sqlite/writer.js';
 import { block, hex, order, random, tempStore } from '../store/helpers.js';
+import { WITHOUT_COMPANIONS } from '../support/without-companions.js';
 
 const ORDERS = '/api/v2/orders';
 const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
@@ -23,7 +24,7 @@ const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
 /** The store, counting the page reads that reach it. */
 function counted(store: QueryStore): { store: QueryStore; reads: () => number } {
   let reads = 0;
-  const wrapped: QueryStore = {
+  const wrapped: QueryStore = { ...WITHOUT_COMPANIONS,
     listOrders: (f, p) => (reads++, store.listOrders(f, p)),
     listBundles: (f, p) => (reads++, store.listBundles(f, p)),
     lastBlock: () => store.lastBlock(),

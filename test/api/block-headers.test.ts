@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { buildServer } from '../../src/api/server.js';
 import type { BlockStamp, Page } from '../../src/domain/page.js';
 import type { CommittedBlock, QueryStore } from '../../src/store/store.js';
+import { WITHOUT_COMPANIONS } from '../support/without-companions.js';
 
 const ORDERS = '/api/v2/orders';
 const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
@@ -20,7 +21,7 @@ const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
  */
 function stubStore(pageBlock: BlockStamp | undefined, lastBlock: CommittedBlock | undefined): QueryStore {
   const page = <K>(): Page<K> => ({ rows: [], hasNextPage: false, hasPreviousPage: false, ...(pageBlock ? { lastBlock: pageBlock } : {}) });
-  return {
+  return { ...WITHOUT_COMPANIONS,
     listOrders: async () => page(),
     listBundles: async () => page(),
     lastBlock: async () => lastBlock,

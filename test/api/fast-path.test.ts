@@ -20,6 +20,7 @@ import { writeBlocks, type QueryStore } from '../../src/store/store.js';
 import type { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { SqliteWriter } from '../../src/store/sqlite/writer.js';
 import { block, hex, order, tempStore } from '../store/helpers.js';
+import { WITHOUT_COMPANIONS } from '../support/without-companions.js';
 
 const ORDERS = '/api/v2/orders';
 const BUNDLES = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
@@ -56,7 +57,7 @@ const headerSet = (a: Answer) => [...a.headers].sort();
 function counting(store: SqliteStore): { store: QueryStore; lastBlockReads: () => number; pageReads: () => number } {
   let lastBlockReads = 0;
   let pageReads = 0;
-  const wrapped: QueryStore = {
+  const wrapped: QueryStore = { ...WITHOUT_COMPANIONS,
     listOrders: (f, p) => (pageReads++, store.listOrders(f, p)),
     listBundles: (f, p) => (pageReads++, store.listBundles(f, p)),
     lastBlock: () => (lastBlockReads++, store.lastBlock()),
@@ -190,7 +191,7 @@ test('what the full path refuses or cannot route never goes the fast way', async
 
 test('a store that fails: the request goes on to Fastify, which says so with the error body', async (t) => {
   const { store } = await filledStore(t);
-  const failing: QueryStore = {
+  const failing: QueryStore = { ...WITHOUT_COMPANIONS,
     listOrders: () => Promise.reject(new Error('disk on fire')),
     listBundles: (f, p) => store.listBundles(f, p),
     lastBlock: () => store.lastBlock(),
@@ -233,7 +234,7 @@ test('the URLs the fast path remembers stay within their bytes, however many and
 test('a store that fails on the fast path is not asked again by Fastify: one query cut off is one query', async (t) => {
   const { store } = await filledStore(t);
   let asked = 0;
-  const timingOut: QueryStore = {
+  const timingOut: QueryStore = { ...WITHOUT_COMPANIONS,
     listOrders: () => (asked++, Promise.reject(new QueryTimeoutError('cancelled past its time limit'))),
     listBundles: (f, p) => store.listBundles(f, p),
     lastBlock: () => store.lastBlock(),

@@ -86,6 +86,12 @@ export interface SpyStore extends QueryStore {
 
 export function spyOn(store: QueryStore): SpyStore {
   const spy: SpyStore = {
+    listRemovedBundles: (filter, page) => store.listRemovedBundles(filter, page),
+    getOrder: (id, version) => store.getOrder(id, version),
+    listOrderVersions: (id, page) => store.listOrderVersions(id, page),
+    orderChanges: (after, upTo, maxBlocks) => store.orderChanges(after, upTo, maxBlocks),
+    firstChangeHeight: () => store.firstChangeHeight(),
+    watchBlocks: (onBlock) => store.watchBlocks(onBlock),
     orderCalls: [],
     bundleCalls: [],
     listOrders(filter, page) {

@@ -6,7 +6,7 @@
  * the HTTP flags taking effect.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,20 @@ let folders = 0;
 const folder = () => {
   const d = join(dir, `store-${++folders}`);
   mkdirSync(d);
+  return d;
+};
+
+let template: string | undefined;
+/** A folder holding a store (serve refuses one without, unless given a --source): a copy of one made once. */
+const storeFolder = () => {
+  if (template === undefined) {
+    template = folder();
+    const events = join(dir, 'template.events');
+    assert.equal(runCli(['simulate', '--out', events, '--blocks', '3']).status, 0);
+    assert.equal(runCli(['ingest', events, '--data-dir', template]).status, 0);
+  }
+  const d = join(dir, `store-${++folders}`);
+  cpSync(template, d, { recursive: true });
   return d;
 };
 
@@ -48,7 +62,7 @@ for (const workers of ['1', '2']) {
   test(`serve on a port in use says so on one line and exits 1 (--workers ${workers})`, async () => {
     const { port, server } = await occupiedPort();
     try {
-      const r = runCli(['serve', '--data-dir', folder(), '--port', String(port), '--workers', workers], undefined, 30_000);
+      const r = runCli(['serve', '--data-dir', storeFolder(), '--port', String(port), '--workers', workers], undefined, 30_000);
       assertOneLine(r, 'serve', 1, `cannot listen on 127.0.0.1:${port}: the port is in use`);
     } finally {
       server.close();
@@ -112,7 +126,7 @@ for (const workers of ['1', '2']) {
 
 test('serve\'s HTTP flags take effect: head timeout, CORS off, list limit, rate limit', async () => {
   const s = await startServe([
-    '--data-dir', folder(), '--workers', '1', '--head-timeout', '0.5', '--cors-origins', 'none', '--max-list-values', '2',
+    '--data-dir', storeFolder(), '--workers', '1', '--head-timeout', '0.5', '--cors-origins', 'none', '--max-list-values', '2',
     '--rate-limit', '100', '--rate-limit-burst', '50',
   ]);
   running.push(s);
@@ -136,7 +150,7 @@ test('serve\'s HTTP flags take effect: head timeout, CORS off, list limit, rate 
 });
 
 test('with HTTP processes, a connection past each one\'s --max-connections is closed, not left waiting', async () => {
-  const s = await startServe(['--data-dir', folder(), '--workers', '2', '--max-connections', '1']);
+  const s = await startServe(['--data-dir', storeFolder(), '--workers', '2', '--max-connections', '1']);
   running.push(s);
   const { connect } = await import('node:net');
   const { port } = new URL(s.url);

@@ -179,7 +179,7 @@ async function paginationCombinations(get: (target: string) => Promise<FuzzAnswe
     'pagination.newestFirst': () => 'maybe',
   };
   let sent = 0;
-  for (const endpoint of ENDPOINTS.filter((e) => e.connection !== undefined)) {
+  for (const endpoint of ENDPOINTS.filter((e) => e.connection !== undefined && !e.path.includes('{'))) {
     const field = endpoint.connection!;
     for (let subset = 0; subset < 1 << PAGINATION.length; subset++) {
       const given = PAGINATION.filter((_p, i) => (subset & (1 << i)) !== 0);
@@ -200,7 +200,7 @@ async function paginationCombinations(get: (target: string) => Promise<FuzzAnswe
         const answer = await get(target);
         sent++;
         statuses.add(String(answer.status));
-        const request: FuzzRequest = { endpoint, target: Buffer.from(target), headers: {} };
+        const request: FuzzRequest = { endpoint, path: endpoint.path, target: Buffer.from(target), headers: {} };
         const body = checkAnswer(request, answer);
         assert.equal(answer.status, conflict || variant.bad !== undefined ? 400 : 200, `${target}: ${answer.body.toString().slice(0, 300)}`);
         if (answer.status === 200) {
@@ -237,7 +237,7 @@ for (const [place, backend] of BACKENDS.entries()) {
     let refusedByParser = 0;
     const started = Date.now();
     try {
-      const get = (target: string) => send(port, agent, { endpoint: ENDPOINTS[0]!, target: Buffer.from(target), headers: {} });
+      const get = (target: string) => send(port, agent, { endpoint: ENDPOINTS[0]!, path: ENDPOINTS[0]!.path, target: Buffer.from(target), headers: {} });
       const pools = await gatherPools(get, nodeIds);
       const fastifyBefore = viaFastify;
       await fc.assert(

@@ -22,6 +22,7 @@ import { RecordSplitter } from '../../src/ingest/framing.js';
 import { busEventToJson } from '../../src/ingest/json-codec.js';
 import { BACKENDS, type FreshStore } from '../support/backends.js';
 import { CLI, runCli, startServe, type RunningServer } from '../support/cli.js';
+import { historyRowOrder } from '../../src/store/history-row.js';
 import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../support/history.js';
 import { REAL, realRecording } from '../support/real-recording.js';
 import { SpClient } from '../support/sp-client.js';
@@ -196,15 +197,53 @@ for (const backend of BACKENDS) test(`the real recording, through every source, 
       assert.ok(event.encoded, 'a protobuf source keeps the Order message');
       sent.add(Buffer.from(event.encoded).toString('hex'));
     }
-    const rows = (await store.select(HISTORY_SQL)) as unknown as StoredHistoryRow[];
+    const rows = (await store.select(`${HISTORY_SQL} ORDER BY h.height, h.seq`)) as unknown as StoredHistoryRow[];
     assert.ok(rows.length >= REAL.orders, `${rows.length} history rows`);
     for (const row of rows) {
       const message = restoredMessage(row);
-      const what = `the row of ${row.id_bytes.toString('hex')} at ${row.vega_time}`;
+      const what = `the row of ${row.id_bytes.toString('hex')} at ${row.height}/${row.seq}`;
       assert.ok(sent.has(message.toString('hex')), `${what} is a message the network sent`);
       // Every id of the real network is 64 lower-case hex characters: every row leaves them out.
       assert.equal(row.message.byteLength, message.byteLength - 3 * (2 + 64), `${what} leaves its three ids out`);
+      assert.equal(String(row.version), String(historyRowOrder(row).version), `${what}: its version is its message's`);
     }
+
+    // Each order's versions, and each (order, version)'s blocks, exactly as the events say: the
+    // blocks the store keeps (height 1's first), each (order, version) at its last update in its block.
+    const kept = new Map<bigint, Block>();
+    const assembler = new BlockAssembler();
+    for (const bytes of events) {
+      const block = assembler.push(decodeBusEvent(bytes));
+      if (block && !kept.has(block.height)) kept.set(block.height, block);
+    }
+    const said = new Map<string, string[]>();
+    const lastUpdates: string[] = [];
+    for (const block of kept.values()) {
+      const last = new Map<string, number>();
+      block.orders.forEach((o, i) => {
+        const key = `${o.id} v${o.version}`;
+        last.delete(key);
+        last.set(key, i);
+      });
+      for (const [key, i] of last) {
+        const [id, version] = key.split(' ');
+        said.set(id!, [...new Set([...(said.get(id!) ?? []), version!])]);
+        lastUpdates.push(`${block.height} ${key} ${Buffer.from(block.orderMessages[i]!).toString('hex')}`);
+      }
+    }
+    const held = new Map<string, string[]>();
+    for (const row of rows) {
+      const id = row.id_bytes.toString('hex');
+      held.set(id, [...new Set([...(held.get(id) ?? []), `v${row.version}`])]);
+    }
+    assert.equal(held.size, REAL.orders, 'every order has its history');
+    assert.deepEqual(held, said, "each order's versions");
+    assert.ok([...said.values()].some((versions) => versions.length > 1), 'some order of the recording was amended');
+    assert.deepEqual(
+      rows.map((r) => `${r.height} ${r.id_bytes.toString('hex')} v${r.version} ${restoredMessage(r).toString('hex')}`),
+      lastUpdates,
+      'every (order, version) in each block it changed in, at its last update, in the order of those updates',
+    );
   });
 
   await t.test('a pipe: ingest <(gunzip -c system_tests.evt.gz)', async () => {

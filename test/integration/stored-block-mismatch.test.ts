@@ -46,7 +46,7 @@ function write(name: string, evs: BusEvent[]): string {
 async function contents(store: FreshStore): Promise<unknown[]> {
   return Promise.all([
     'SELECT * FROM blocks ORDER BY height', 'SELECT * FROM last_block', 'SELECT * FROM orders_current ORDER BY id_bytes',
-    'SELECT * FROM orders_history ORDER BY vega_time, id_bytes',
+    'SELECT * FROM orders_history ORDER BY height, seq',
   ].map((sql) => store.select(sql)));
 }
 

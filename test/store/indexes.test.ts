@@ -9,6 +9,8 @@ import { test } from 'node:test';
 import {
   BUNDLE_INDEXES,
   createIndexSql,
+  HISTORY_BY_ORDER_INDEX,
+  REMOVED_BUNDLE_INDEXES,
   ORDER_COLUMN,
   ORDER_INDEXES,
   ORDER_LISTING_KEY,
@@ -52,5 +54,23 @@ test('createIndexSql writes the statement as the released migrations wrote their
   assert.equal(
     createIndexSql(BUNDLE_INDEXES.epochSeq),
     'CREATE INDEX signer_added_by_epoch ON signer_added (epoch_seq, timestamp, signature_id)',
+  );
+});
+
+test('the removed bundles have the added ones\' indexes, path for path; history one unique index by order', () => {
+  assert.deepEqual(Object.keys(REMOVED_BUNDLE_INDEXES), Object.keys(BUNDLE_INDEXES));
+  for (const [path, added] of Object.entries(BUNDLE_INDEXES)) {
+    const removed = REMOVED_BUNDLE_INDEXES[path as keyof typeof REMOVED_BUNDLE_INDEXES];
+    assert.equal(removed.table, 'signer_removed');
+    assert.equal(removed.name, added.name.replace('signer_added_', 'signer_removed_'));
+    assert.deepEqual([removed.path, removed.dimension, removed.columns], [added.path, added.dimension, added.columns], path);
+  }
+  assert.equal(
+    createIndexSql(REMOVED_BUNDLE_INDEXES.submitter),
+    'CREATE INDEX signer_removed_by_submitter ON signer_removed (submitter, timestamp, signature_id)',
+  );
+  assert.equal(
+    createIndexSql(HISTORY_BY_ORDER_INDEX),
+    'CREATE UNIQUE INDEX orders_history_by_order ON orders_history (id_bytes, version, height)',
   );
 });

@@ -1,16 +1,19 @@
 /**
  * What both backends' index tests (./sqlite/indexes.test.ts,
  * ./postgres/indexes.test.ts) compare: the indexes a migrated store has on
- * orders_current and signer_added against the tables of src/store/indexes.ts,
+ * orders_current, signer_added, signer_removed and orders_history against
+ * the tables of src/store/indexes.ts,
  * and the index each planner path names in the page SQL.
  */
 import assert from 'node:assert/strict';
-import { BUNDLE_INDEXES, ORDER_INDEXES, type IndexDefinition } from '../../src/store/indexes.js';
+import {
+  BUNDLE_INDEXES, HISTORY_BY_ORDER_INDEX, ORDER_INDEXES, REMOVED_BUNDLE_INDEXES, type IndexDefinition,
+} from '../../src/store/indexes.js';
 import { BUNDLE_INDEX, ORDER_INDEX } from '../../src/store/page-sql.js';
 import { BUNDLE_PATHS, ORDER_PATHS, type BundlePathName, type OrderPathName } from '../../src/store/plan.js';
 
-/** The tables whose indexes listings read. */
-export const LISTED_TABLES = ['orders_current', 'signer_added'] as const;
+/** The tables whose indexes listings and the reads of one order read. */
+export const LISTED_TABLES = ['orders_current', 'signer_added', 'signer_removed', 'orders_history'] as const;
 
 /** An index as a store's catalog describes it, its condition without qualifiers or casts. */
 export interface LiveIndex {
@@ -22,10 +25,12 @@ export interface LiveIndex {
 }
 
 /** Every index of the tables of src/store/indexes.ts, as a store must have it. */
-export const DECLARED: readonly IndexDefinition[] = [...Object.values(ORDER_INDEXES), ...Object.values(BUNDLE_INDEXES)];
+export const DECLARED: readonly IndexDefinition[] = [
+  ...Object.values(ORDER_INDEXES), ...Object.values(BUNDLE_INDEXES), ...Object.values(REMOVED_BUNDLE_INDEXES), HISTORY_BY_ORDER_INDEX,
+];
 
 function asLive(i: IndexDefinition): LiveIndex {
-  const live: LiveIndex = { name: i.name, table: i.table, columns: [...i.columns], unique: false };
+  const live: LiveIndex = { name: i.name, table: i.table, columns: [...i.columns], unique: i.unique === true };
   if (i.where !== undefined) live.where = i.where;
   return live;
 }

@@ -13,7 +13,11 @@ export interface FreshStore {
   /** The command-line options that name it (for `ledger-query ingest` and `serve`). */
   args: string[];
   config: StoreConfig;
-  /** The rows of a query (SQL both backends read alike) on the store's database, as its driver gives them. */
+  /**
+   * The rows of a query (SQL both backends read alike) on the store's
+   * database, as its driver gives them: SQLite's integers as bigints, every
+   * digit kept (block times do not fit a double).
+   */
   select(sql: string): Promise<Record<string, unknown>[]>;
   remove(): Promise<void>;
 }
@@ -37,7 +41,7 @@ export const EMBEDDED: Backend = {
       select: async (sql) => {
         const db = new Database(join(dataDir, 'ledger.db'), { readonly: true });
         try {
-          return db.prepare(sql).all() as Record<string, unknown>[];
+          return db.prepare(sql).safeIntegers(true).all() as Record<string, unknown>[];
         } finally {
           db.close();
         }

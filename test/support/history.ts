@@ -1,26 +1,25 @@
 /**
  * History rows as both backends hold them, each with the Order message it
- * stands for: the stored bytes with the ids the row numbers put back.
+ * stands for: the stored bytes with the ids the row numbers put back, by the
+ * module readers use (src/store/history-row.ts).
  */
-import { historyMessage } from '../../src/store/history-message.js';
+import { HISTORY_ROW_COLUMNS, HISTORY_ROW_FROM, historyRowMessage, type HistoryRow, type StoredMessage } from '../../src/store/history-row.js';
 
-/** Each history row with the market and party its numbers stand for (NULL: the message is kept whole). */
-export const HISTORY_SQL = `SELECT h.vega_time, h.id_bytes, h.message, m.id AS market, p.id AS party
-  FROM orders_history h LEFT JOIN markets m ON m.no = h.market_no LEFT JOIN parties p ON p.no = h.party_no`;
+/**
+ * Each history row (its block's height, its position in the block's rows,
+ * the order's id and version) with the market and party its numbers stand
+ * for (NULL: the message is kept whole).
+ */
+export const HISTORY_SQL = `SELECT ${HISTORY_ROW_COLUMNS} FROM ${HISTORY_ROW_FROM}`;
 
-export interface StoredHistoryRow {
-  vega_time: bigint | string;
+export interface StoredHistoryRow extends HistoryRow {
   id_bytes: Buffer;
   message: Buffer;
-  market: string | null;
-  party: string | null;
 }
 
-/** The message a row of HISTORY_SQL stands for. */
-export function restoredMessage(row: StoredHistoryRow): Buffer {
-  if (row.market === null || row.party === null) {
-    if (row.market !== row.party) throw new Error('a history row numbers its market but not its party, or the other way round');
-    return historyMessage(row.message, undefined);
-  }
-  return historyMessage(row.message, { id: row.id_bytes.toString('hex'), market: row.market, party: row.party });
-}
+/** The message a row of HISTORY_SQL (or of an earlier schema's history) stands for. */
+export const restoredMessage = (row: StoredMessage): Buffer => historyRowMessage(row);
+
+/** A row as `height/seq id version`, the same text from either backend. */
+export const rowKey = (row: StoredHistoryRow): string =>
+  `${row.height}/${row.seq} ${row.id_bytes.toString('hex')} v${row.version}`;

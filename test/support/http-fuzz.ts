@@ -15,7 +15,11 @@ import { httpStatusOf, type GrpcCode } from '../../src/api/errors.js';
 import { OrderStatus, OrderType, TimeInForce, type EnumTable } from '../../src/domain/enums.js';
 import { position } from './mutations.js';
 
-/** A served endpoint: its path, the parameters it reads (canonical names) and, for a paged one, its connection's field. */
+/**
+ * A served endpoint: its path (`{orderId}` in it stands for an order id, one
+ * the store holds or not, or none), the parameters it reads (canonical names)
+ * and, for a paged one, its connection's field.
+ */
 export interface FuzzEndpoint {
   path: string;
   params: readonly string[];
@@ -32,6 +36,9 @@ const ORDER_FILTERS = [
 export const ENDPOINTS: readonly FuzzEndpoint[] = [
   { path: '/api/v2/orders', connection: 'orders', params: [...ORDER_FILTERS, ...PAGINATION, 'pretty'] },
   { path: '/api/v2/erc20/multisigcontrol/signer/added/bundles', connection: 'bundles', params: ['nodeId', 'submitter', 'epochSeq', ...PAGINATION, 'pretty'] },
+  { path: '/api/v2/erc20/multisigcontrol/signer/removed/bundles', params: ['nodeId', 'submitter', 'epochSeq', ...PAGINATION, 'pretty'] },
+  { path: '/api/v2/order/{orderId}', params: ['version', 'pretty'] },
+  { path: '/api/v2/order/versions/{orderId}', params: [...PAGINATION, 'pretty'] },
   { path: '/health', params: ['pretty'] },
   { path: '/api/v2/ingest/status', params: ['pretty'] },
 ];
@@ -188,6 +195,8 @@ function encodeText(text: string, encoding: Encoding, where: number): Buffer {
 
 export interface FuzzRequest {
   endpoint: FuzzEndpoint;
+  /** The endpoint's path, an order id in place of `{orderId}`. */
+  path: string;
   /** Path and query as bytes on the wire. */
   target: Buffer;
   headers: Record<string, string>;
@@ -212,7 +221,14 @@ export function requestArb(endpoint: FuzzEndpoint, pools: Pools): fc.Arbitrary<F
   ).map(([[key, value], keyEncoding, valueEncoding, where, equals]) => Buffer.concat([
     encodeText(key, keyEncoding, where), Buffer.from(equals === '' ? '' : equals), equals === '' ? Buffer.alloc(0) : encodeText(value, valueEncoding, where >> 3),
   ]));
+  const orderId = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...nonEmpty(pools.orderIds, '0'.repeat(64))) },
+    { weight: 1, arbitrary: fc.constantFrom(...upper(pools.orderIds.slice(0, 5)), ...shorter(pools.orderIds.slice(0, 5)), '', 'abc', '%41', '%zz', '..') },
+    // Any text as %-escaped UTF-8 bytes (encodeURIComponent throws on a lone surrogate).
+    { weight: 1, arbitrary: anyText.map((t) => [...Buffer.from(t, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')) },
+  );
   return fc.record({
+    orderId,
     pathVariant: fc.oneof({ weight: 15, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom(...PATH_VARIANTS) }),
     pairs: fc.array(pair, { maxLength: 8 }),
     separator: fc.oneof({ weight: 10, arbitrary: fc.constant('&') }, { weight: 1, arbitrary: fc.constantFrom('&&', ';', '&;') }),
@@ -222,12 +238,13 @@ export function requestArb(endpoint: FuzzEndpoint, pools: Pools): fc.Arbitrary<F
       { weight: 8, arbitrary: fc.constant(undefined) },
       { weight: 1, arbitrary: fc.constantFrom(...nonEmpty(pools.etags, '"x"'), '*', 'W/"x"', '"', '') },
     ),
-  }).map(({ pathVariant, pairs, separator, question, acceptEncoding, ifNoneMatch }) => {
+  }).map(({ orderId: id, pathVariant, pairs, separator, question, acceptEncoding, ifNoneMatch }) => {
+    const path = endpoint.path.replace('{orderId}', id);
     const query = pairs.length === 0 && question === '?' ? [] : [Buffer.from(question), ...pairs.flatMap((p, i) => (i === 0 ? [p] : [Buffer.from(separator), p]))];
     const headers: Record<string, string> = {};
     if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding;
     if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
-    return { endpoint, target: Buffer.concat([Buffer.from(endpoint.path + pathVariant), ...query]), headers };
+    return { endpoint, path, target: Buffer.concat([Buffer.from(path + pathVariant, 'latin1'), ...query]), headers };
   });
 }
 
@@ -273,7 +290,7 @@ export const shown = (request: FuzzRequest) => JSON.stringify(request.target.toS
 export function checkAnswer(request: FuzzRequest, answer: FuzzAnswer): unknown {
   const what = `GET ${shown(request)} ${JSON.stringify(request.headers)} -> ${answer.status}`;
   assert.ok(answer.status < 500, `${what}: a server error: ${answer.body.toString('utf8').slice(0, 500)}`);
-  const exactPath = request.target.toString('latin1').split('?')[0] === request.endpoint.path;
+  const exactPath = request.target.toString('latin1').split('?')[0] === request.path;
   if (request.endpoint.connection !== undefined && exactPath) {
     for (const name of ['x-block-height', 'x-block-timestamp']) {
       assert.match(String(answer.headers[name]), /^\d+$/, `${what}: ${name}`);

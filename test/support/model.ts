@@ -1,7 +1,9 @@
 /**
  * A plain in-memory QueryStore over domain Blocks: the reference the real
  * stores are compared with. It applies the original data node's rules as the
- * facts sheet states them (sections 3 and 5), written here on their own: it
+ * facts sheets state them (the lists: sections 3 and 5; one order, its
+ * versions, removed bundles and each block's changes: the companions sheet,
+ * sections 1 to 4), written here on their own: it
  * takes types and enum names from src/domain, and none of the helpers the
  * store or the API apply these rules with (times, ordering, addresses, JSON),
  * so that a mistake there cannot hide by being copied here. Written for
@@ -9,7 +11,7 @@
  * paging follows the definition literally.
  */
 import type { Block } from '../../src/domain/block.js';
-import type { BundleFilter, BundleKey, SignerAdded } from '../../src/domain/bundle.js';
+import type { BundleFilter, BundleKey, SignerAdded, SignerRemoved } from '../../src/domain/bundle.js';
 import {
   OrderError,
   OrderStatus,
@@ -22,9 +24,11 @@ import {
   TYPE,
   type EnumTable,
 } from '../../src/domain/enums.js';
-import type { Order, OrderFilter, OrderKey } from '../../src/domain/order.js';
+import type { Order, OrderFilter, OrderKey, OrderVersionKey } from '../../src/domain/order.js';
+import type { BlockChanges } from '../../src/domain/order-stream.js';
 import type { Page, PageRequest, PageRow } from '../../src/domain/page.js';
 import type { CommittedBlock, QueryStore } from '../../src/store/store.js';
+import { WITHOUT_COMPANIONS } from './without-companions.js';
 
 // ---- the original's rules -------------------------------------------------
 
@@ -209,6 +213,13 @@ export interface ModelState {
   orders: Map<string, Order>;
   /** By lower-case signature id. */
   bundles: Map<string, SignerAdded>;
+  /**
+   * Of each order (by lower-case id), the last state of each version: the
+   * latest row of that id and version (companions sheet, section 1).
+   */
+  versions: Map<string, Map<bigint, Order>>;
+  /** Signer-removed bundles, one per signature submitter, by lower-case signature id (companions sheet, section 3). */
+  removed: Map<string, { event: SignerRemoved; submitter: string }>;
   signatures: Map<string, Uint8Array[]>;
   /** The last block replayed. */
   lastBlock: CommittedBlock | undefined;
@@ -221,10 +232,20 @@ export interface ModelState {
  * for an order wins.
  */
 export function replay(blocks: readonly Block[]): ModelState {
-  const state: ModelState = { orders: new Map(), bundles: new Map(), signatures: new Map(), lastBlock: undefined };
+  const state: ModelState = {
+    orders: new Map(), bundles: new Map(), signatures: new Map(), versions: new Map(), removed: new Map(), lastBlock: undefined,
+  };
   for (const block of blocks) {
     if (state.lastBlock !== undefined && block.height <= state.lastBlock.height) continue;
-    for (const order of block.orders) state.orders.set(printedId(order.id), order);
+    for (const order of block.orders) {
+      state.orders.set(printedId(order.id), order);
+      const versions = state.versions.get(printedId(order.id)) ?? new Map<bigint, Order>();
+      versions.set(order.version, order);
+      state.versions.set(printedId(order.id), versions);
+    }
+    for (const event of block.signersRemoved) {
+      for (const { signatureId, submitter } of event.signatureSubmitters) state.removed.set(printedId(signatureId), { event, submitter });
+    }
     for (const added of block.signersAdded) state.bundles.set(printedId(added.signatureId), added);
     for (const sig of block.nodeSignatures) {
       const id = printedId(sig.id);
@@ -253,18 +274,87 @@ export function bundleRows(state: ModelState, filter: BundleFilter = {}): PageRo
     .sort((a, b) => compareBundleKeys(a.key, b.key));
 }
 
+/** The removed bundle node: oldSigner, submitter, nonce, timestamp, signatures, epochSeq (companions sheet, section 3). */
+export function removedBundleJson(e: SignerRemoved, submitter: string, signatures: string): string {
+  return JSON.stringify({
+    oldSigner: printedAddress(e.oldSigner),
+    submitter: printedAddress(submitter),
+    nonce: e.nonce,
+    timestamp: microsFloor(e.timestamp).toString(),
+    signatures,
+    epochSeq: e.epochSeq.toString(),
+  });
+}
+
+export function removedBundleRows(state: ModelState, f: BundleFilter = {}): PageRow<BundleKey>[] {
+  return [...state.removed.entries()]
+    .filter(([, { event, submitter }]) =>
+      (f.nodeId === undefined || printedId(event.validatorId) === printedId(f.nodeId)) &&
+      (f.submitter === undefined || printedAddress(submitter) === printedAddress(f.submitter)) &&
+      (f.epochSeq === undefined || event.epochSeq === f.epochSeq))
+    .map(([signatureId, { event, submitter }]) => ({
+      json: removedBundleJson(event, submitter, packSignatures(state.signatures.get(signatureId) ?? [])),
+      key: { timestamp: microsFloor(event.timestamp), signatureId },
+    }))
+    .sort((a, b) => compareBundleKeys(a.key, b.key));
+}
+
+/** An order's versions, each in its last state, in ascending version order (the list is highest first). */
+export function versionRows(state: ModelState, id: string): PageRow<OrderVersionKey>[] {
+  return [...(state.versions.get(printedId(id))?.entries() ?? [])]
+    .map(([version, o]) => ({ json: orderJson(o), key: { id: printedId(id), version } }))
+    .sort((a, b) => compareBig(a.key.version, b.key.version));
+}
+
 /** A QueryStore answering from the replayed blocks; its pages name the last block replayed. */
 export function createModelStore(blocks: readonly Block[]): QueryStore {
   const state = replay(blocks);
   const last = state.lastBlock;
   const stamped = <K>(page: Page<K>): Page<K> =>
     last === undefined ? page : { ...page, lastBlock: { height: last.height, time: last.time } };
-  return {
+  return { ...WITHOUT_COMPANIONS,
     async listOrders(filter, page) {
       return stamped(pageOf(orderRows(state, filter), compareOrderKeys, page));
     },
     async listBundles(filter, page) {
       return stamped(pageOf(bundleRows(state, filter), compareBundleKeys, page));
+    },
+    async listRemovedBundles(filter, page) {
+      return stamped(pageOf(removedBundleRows(state, filter), compareBundleKeys, page));
+    },
+    async getOrder(id, version) {
+      const o = version === undefined ? state.orders.get(printedId(id)) : state.versions.get(printedId(id))?.get(version);
+      const node = o === undefined ? undefined : orderJson(o);
+      return last === undefined ? { node } : { node, lastBlock: { height: last.height, time: last.time } };
+    },
+    /** Per block, each (order, version) once at its last update, in the order of those updates (companions sheet, section 4). */
+    async orderChanges(after, upTo, maxBlocks) {
+      const out: BlockChanges[] = [];
+      let lastHeight: bigint | undefined;
+      for (const b of blocks) {
+        if (lastHeight !== undefined && b.height <= lastHeight) continue;
+        lastHeight = b.height;
+        if (b.height <= after || b.height > upTo || out.length >= maxBlocks) continue;
+        const last = new Map<string, Order>();
+        for (const o of b.orders) {
+          const key = `${printedId(o.id)} ${o.version}`;
+          last.delete(key);
+          last.set(key, o);
+        }
+        if (last.size === 0) continue;
+        out.push({
+          height: b.height,
+          changes: [...last.values()].map((o) => ({ node: orderJson(o), marketId: printedId(o.marketId), partyId: printedId(o.partyId) })),
+        });
+      }
+      return out;
+    },
+    async firstChangeHeight() {
+      return blocks[0]?.height ?? 1n;
+    },
+    watchBlocks: () => () => undefined,
+    async listOrderVersions(id, page) {
+      return stamped(pageOf(versionRows(state, id), (a, b) => compareBig(a.version, b.version), page));
     },
     async lastBlock() {
       return state.lastBlock;

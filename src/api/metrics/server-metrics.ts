@@ -53,6 +53,8 @@ export class ServerMetrics {
   private readonly latency: Histogram<'route'>;
   /** Paths served without parameters in them: a request answered before Fastify is labelled by its path if it is one. */
   private readonly exactRoutes = new Set<string>();
+  /** Routes served under a prefix (`/api/v2/order/*`), longest first: such a request answered before Fastify is labelled by the longest it starts with. */
+  private prefixRoutes: string[] = [];
 
   constructor(readonly registry: Registry, sources: MetricsSources, options: { processMetrics?: boolean } = {}) {
     const registers = [registry];
@@ -138,9 +140,16 @@ export class ServerMetrics {
     if (options.processMetrics === true) collectDefaultMetrics({ register: registry });
   }
 
-  /** A route Fastify serves (its template): one without parameters labels requests answered before Fastify too. */
+  /**
+   * A route served (its template): one without parameters, or with only a
+   * trailing `*` (a prefix), labels requests answered before Fastify too
+   * (by the fast path, the stream, the front door).
+   */
   addRoute(template: string): void {
     if (!/[:*]/.test(template)) this.exactRoutes.add(template);
+    else if (/^[^:*]*\*$/.test(template)) {
+      this.prefixRoutes = [...new Set([...this.prefixRoutes, template])].sort((a, b) => b.length - a.length);
+    }
   }
 
   /** Counts the answer to `req` with `status`, `started` (performance.now()) when it arrived. */
@@ -150,7 +159,7 @@ export class ServerMetrics {
       const url = req.url ?? '';
       const end = url.indexOf('?');
       const path = end < 0 ? url : url.slice(0, end);
-      route = this.exactRoutes.has(path) ? path : UNMATCHED_ROUTE;
+      route = this.exactRoutes.has(path) ? path : this.prefixRoutes.find((p) => path.startsWith(p.slice(0, -1))) ?? UNMATCHED_ROUTE;
     }
     this.requests.inc({ route, status });
     this.latency.observe({ route }, (performance.now() - started) / 1000);

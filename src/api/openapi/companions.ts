@@ -1,10 +1,10 @@
 /**
- * The companion endpoints, declared for the document before their handlers
- * exist (facts: ../../../../shared/reference/vega-facts-companions.md), each
- * `planned` and so left out of the document. A route's handler, once
- * registered, reads these parameter declarations (../parameters.ts), and its
- * entry here loses `planned` (or moves beside it, as the listings' entries
- * live in ../orders-route.ts): the document then lists it.
+ * What the document says of the companion endpoints (facts:
+ * ../../../../shared/reference/vega-facts-companions.md): one order and its
+ * versions (../order-route.ts), the signer-removed bundles
+ * (../bundles-route.ts) and the order stream (../stream/, served outside
+ * Fastify). Each reader reads its parameters through these declarations
+ * (../parameters.ts), and each entry's `read` is that reader.
  */
 import {
   InvalidEpochError,
@@ -19,8 +19,11 @@ import {
   StreamResumeError,
   UnparsableFieldError,
 } from '../errors.js';
-import { plannedPageDoc } from '../page-route.js';
+import { readOrderUrl } from '../order-request.js';
+import type { PageDoc } from '../page-route.js';
 import { BUNDLE_FILTER_PARAMS, ORDER_ID_PARAM, ORDER_VERSION_PARAM, PAGINATION_PARAMS, PRETTY_PARAM, STREAM_ORDERS_PARAMS } from '../parameters.js';
+import { readStreamRequest, STREAM_ORDERS_PATH } from '../stream/request.js';
+import { ANSWER_EXAMPLES } from './examples.js';
 import type { RouteDoc } from './route-doc.js';
 import { ref } from './schemas.js';
 
@@ -29,23 +32,26 @@ export const ORDER_DOC: RouteDoc = {
   description:
     'The order\'s current state, or with `version` its state at the end of that version. A well-formed id no order has: 404.',
   parameters: [ORDER_ID_PARAM, ORDER_VERSION_PARAM, PRETTY_PARAM],
-  answer: { description: 'The order.', schema: ref('GetOrderResponse'), blockHeaders: true },
+  answer: { description: 'The order.', schema: ref('GetOrderResponse'), example: ANSWER_EXAMPLES['getOrder']?.body, blockHeaders: true, etag: true },
   refusals: [OrderIdMissingError, OrderIdInvalidError, OrderVersionInvalidError, OrderNotFoundError, UnparsableFieldError],
-  planned: true,
+  read: readOrderUrl,
 };
 
-export const ORDER_VERSIONS_DOC: RouteDoc = {
+/** Its `read` is the page endpoint's own (../page-route.ts adds it). */
+export const ORDER_VERSIONS_DOC: Omit<RouteDoc, 'read'> = {
   path: '/api/v2/order/versions/{orderId}', operationId: 'listOrderVersions', tag: 'orders',
   summary: 'Every version of one order, highest first',
   description: 'One row per version, the highest first, paged. A well-formed id no order has: an empty page.',
   parameters: [ORDER_ID_PARAM, ...Object.values(PAGINATION_PARAMS), PRETTY_PARAM],
-  answer: { description: 'One page of versions.', schema: ref('ListOrdersResponse'), blockHeaders: true },
+  answer: {
+    description: 'One page of versions.', schema: ref('ListOrdersResponse'), example: ANSWER_EXAMPLES['listOrderVersions']?.body,
+    blockHeaders: true, etag: true,
+  },
   refusals: [OrderIdMissingError, OrderIdInvalidError, InvalidPaginationError],
-  planned: true,
 };
 
-/** In the shape of a page endpoint's `doc` (../page-route.ts), for the endpoint that will serve it. */
-export const REMOVED_BUNDLES_PAGE_DOC = {
+/** The doc of ../bundles-route.ts's removedBundlesEndpoint. */
+export const REMOVED_BUNDLES_PAGE_DOC: PageDoc = {
   operationId: 'listERC20MultiSigSignerRemovedBundles', tag: 'bundles', summary: 'Signer-removed bundles, filtered and paged',
   description:
     'Bundles of signatures that remove a signer from the ERC20 multisig contract: one per submitter (each validator), ' +
@@ -54,10 +60,8 @@ export const REMOVED_BUNDLES_PAGE_DOC = {
   refusals: [InvalidFilterError, InvalidEpochError],
 };
 
-export const REMOVED_BUNDLES_DOC: RouteDoc = plannedPageDoc('/api/v2/erc20/multisigcontrol/signer/removed/bundles', REMOVED_BUNDLES_PAGE_DOC);
-
 export const STREAM_ORDERS_DOC: RouteDoc = {
-  path: '/api/v2/stream/orders', operationId: 'observeOrders', tag: 'orders', summary: 'A stream of orders: a snapshot, then every change',
+  path: STREAM_ORDERS_PATH, operationId: 'observeOrders', tag: 'orders', summary: 'A stream of orders: a snapshot, then every change',
   description:
     'Over plain HTTP, a long chunked answer of newline-delimited JSON frames (gzip-compressed and flushed per frame ' +
     'when asked); over WebSocket (the same URL with an Upgrade), one text message per frame. First the live orders ' +
@@ -69,5 +73,5 @@ export const STREAM_ORDERS_DOC: RouteDoc = {
     schema: ref('ObserveOrdersFrame'), blockHeaders: false,
   },
   refusals: [StreamIdInvalidError, StreamLimitError, StreamResumeError, UnparsableFieldError],
-  planned: true,
+  read: readStreamRequest,
 };

@@ -150,11 +150,11 @@ function operation(route: RouteDoc): Json {
 
 export type OpenApiDocument = Json & { openapi: '3.1.0'; paths: Record<string, { get: Json }> };
 
-/** The document of `routes` (those not `planned`). */
+/** The document of `routes`. */
 export function openApiDocument(routes: readonly RouteDoc[]): OpenApiDocument {
   const paths: Record<string, { get: Json }> = {};
   for (const route of routes) {
-    if (route.planned !== true) paths[route.path] = { get: operation(route) };
+    paths[route.path] = { get: operation(route) };
   }
   return {
     openapi: '3.1.0',

@@ -45,12 +45,6 @@ export interface RouteDoc {
   /** Exempt from --rate-limit (the load balancer's checks): never a 429. */
   unlimited?: boolean;
   /**
-   * Declared, not served yet: left out of the document until its handler is
-   * registered and this is removed (test/api/openapi.test.ts checks that every
-   * route the document lists is served, and every served route listed).
-   */
-  planned?: boolean;
-  /**
    * Reads a request URL as the route does (and throws what it refuses): the
    * test spies on it to check it reads exactly `parameters`. Absent for a
    * route that reads no parameter.

@@ -11,6 +11,7 @@
 import type { BlockChanges, LiveOrders, OrderChange, StreamFilter } from '../../domain/order-stream.js';
 import { snapshotFrames, streamOrderJson, updateFrames } from './frames.js';
 import { StreamResumeError } from '../errors.js';
+import { streamSubscribers } from '../metrics/stream-subscribers.js';
 
 /** What the hub reads of the store. */
 export interface OrderStreamSource {
@@ -123,10 +124,11 @@ export class OrderStreamHub {
     }
     const sub = new Subscriber(filter, sink, start);
     this.subscribers.add(sub);
+    streamSubscribers.opened();
     try {
       await this.catchUp(sub);
     } catch (e) {
-      this.subscribers.delete(sub);
+      this.unsubscribe(sub);
       throw e;
     }
     return () => this.unsubscribe(sub);
@@ -134,6 +136,11 @@ export class OrderStreamHub {
 
   /** A block may have been committed: dispatches every new block's changes. */
   blockCommitted(): void {
+    // With nobody subscribed nothing is owed, nor read: a subscriber starts from its own snapshot.
+    if (this.subscribers.size === 0) {
+      if (this.dispatching === undefined) this.position = undefined;
+      return;
+    }
     if (this.dispatching) {
       this.again = true;
       return;
@@ -147,6 +154,11 @@ export class OrderStreamHub {
     });
   }
 
+  /** Resolves once every block committed so far has been dispatched. */
+  async settled(): Promise<void> {
+    while (this.dispatching !== undefined) await this.dispatching;
+  }
+
   /** Ends every subscription (the server is stopping). */
   close(): void {
     for (const sub of this.subscribers) this.end(sub, { kind: 'shuttingDown' });
@@ -154,7 +166,8 @@ export class OrderStreamHub {
 
   private unsubscribe(sub: Subscriber): void {
     sub.ended = true;
-    this.subscribers.delete(sub);
+    // Once per subscriber, however many ways it ends (it left, was dropped, the server closed).
+    if (this.subscribers.delete(sub)) streamSubscribers.closed();
   }
 
   private end(sub: Subscriber, reason: StreamEnd): void {

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { constants, createGzip, type Gzip } from 'node:zlib';
 import { WebSocket, WebSocketServer } from 'ws';
-import { ApiError, StreamLimitError } from '../errors.js';
+import { ApiError, InternalApiError, StreamLimitError } from '../errors.js';
 import { errorFrame, refusalBody } from './frames.js';
 import type { Frame, FrameSink, OrderStreamHub, StreamEnd } from './hub.js';
 import { readStreamRequest, type StreamRequest } from './request.js';
@@ -128,7 +128,11 @@ export class OrderStreams {
       started = true;
       res.writeHead(r.httpStatus, { 'content-type': 'application/json' }).end(refusalBody(r));
     };
-    this.run(request as StreamRequest, sink, refuse, release!, (stop) => res.once('close', stop));
+    // Once subscribed, the status goes out even with no frame yet: a resume may be owed nothing until the next block.
+    this.run(request as StreamRequest, sink, refuse, release!, (stop) => res.once('close', stop), () => {
+      start();
+      res.flushHeaders();
+    });
   }
 
   /** An upgrade request: a WebSocket stream, or a refusal. */
@@ -168,6 +172,7 @@ export class OrderStreams {
   /** Subscribes, and unsubscribes when the client goes. */
   private run(
     request: StreamRequest, sink: FrameSink, refuse: (r: ApiError) => void, release: () => void, onGone: (stop: () => void) => void,
+    onSubscribed?: () => void,
   ): void {
     let unsubscribe: (() => void) | undefined;
     let gone = false;
@@ -178,14 +183,15 @@ export class OrderStreams {
     });
     this.hub.subscribe(request.filter, sink, request.fromBlock).then(
       (stop) => {
+        if (!gone) onSubscribed?.();
         if (gone) stop();
         else unsubscribe = stop;
       },
       (e: unknown) => {
         release();
         if (gone) return;
-        if (e instanceof ApiError) refuse(e);
-        else sink.end({ kind: 'failed', message: e instanceof Error ? e.message : String(e) });
+        // A store that fails before the first frame is a 500 with its error frame, as a refusal is; after it, an error frame ends the stream.
+        refuse(e instanceof ApiError ? e : new InternalApiError(`internal stream failure: ${e instanceof Error ? e.message : String(e)}`));
       },
     );
   }

@@ -15,9 +15,10 @@ import { BinaryCopyWriter, historyBinaryCopy } from './copy-binary.js';
 import { CopyText, copyString } from './copy-text.js';
 import {
   ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, HISTORY_COLUMNS, NUMBERING_SQL, REMOVED_SQL, SIGNATURES_SQL,
-  STAGED_CURRENT_FIELDS, STAGED_CURRENT_KINDS, STAGED_HISTORY_SQL, VACUUM_STAGING_SQL, copySql, historyTakenSql,
+  STAGED_CURRENT_FIELDS, STAGED_CURRENT_KINDS, VACUUM_STAGING_SQL, copySql,
 } from './group-sql.js';
 import { BlockOrderError } from '../../errors.js';
+import { BLOCKS_CHANNEL } from './block-watch.js';
 
 export { prepareWriteSession } from './group-sql.js';
 
@@ -32,9 +33,7 @@ export interface EncodedGroup {
    * The group's history; undefined if it changed no order. Its rows name
    * markets and parties by number, which only the transaction can give: the
    * writer numbers them (NUMBERING_SQL) and then sends the rows in binary
-   * COPY format, straight into orders_history when no row of it can meet
-   * another (the usual case: block times all differ and none is stored yet),
-   * else staged and merged.
+   * COPY format, straight into orders_history (see HISTORY_COLUMNS).
    */
   history: PackedHistory | undefined;
   /** COPY statements and their data, in order; tables without rows are left out. */
@@ -52,7 +51,7 @@ export interface EncodedGroup {
 export function encodedTransferables(group: EncodedGroup): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
   const h = group.history;
-  const history = h === undefined ? [] : [h.times, h.ids, h.markets, h.parties, h.messages, h.ends];
+  const history = h === undefined ? [] : [h.heights, h.seqs, h.ids, h.versions, h.markets, h.parties, h.messages, h.ends];
   for (const b of [...history, ...group.copies.map((c) => c.data)]) {
     if (b.buffer.byteLength !== Buffer.poolSize) buffers.add(b.buffer as ArrayBuffer);
   }
@@ -134,7 +133,9 @@ export function encodeGroup(group: PreparedGroup): EncodedGroup {
     'INSERT INTO last_block (only_row, height, time, chain_id, hash) ' +
     `VALUES (1, ${height}, ${time}, ${pg.escapeLiteral(chainId)}, ${pg.escapeLiteral(hash)}) ` +
     'ON CONFLICT (only_row) DO UPDATE SET ' +
-    'height = excluded.height, time = excluded.time, chain_id = excluded.chain_id, hash = excluded.hash;\nCOMMIT';
+    'height = excluded.height, time = excluded.time, chain_id = excluded.chain_id, hash = excluded.hash;\n' +
+    // Delivered to every listening instance once the commit is done (./block-watch.ts).
+    `NOTIFY ${BLOCKS_CHANNEL}, '${height}';\nCOMMIT`;
   // Every changed order has a history row: a group with latest states has history, and the other way round.
   const history = group.latest.length > 0 ? group.history : undefined;
   return { blocks: group.blocks, history, copies, statements, checkpoint };
@@ -171,12 +172,9 @@ export class GroupWriter {
     // Set before the first statement: a failure anywhere after BEGIN needs a rollback.
     let open = true;
     try {
-      const times = [...new Set(group.blocks.map((b) => b.time))];
-      const canGoStraight = group.history !== undefined && times.length === group.blocks.length;
       // One round trip. EXCLUSIVE: other writers wait here; readers (ACCESS SHARE) never do.
       const results = (await client.query(
-        'BEGIN; LOCK TABLE last_block IN EXCLUSIVE MODE; SELECT height::text AS height FROM last_block' +
-          (canGoStraight ? `; ${historyTakenSql(times)}` : ''),
+        'BEGIN; LOCK TABLE last_block IN EXCLUSIVE MODE; SELECT height::text AS height FROM last_block',
       )) as unknown as pg.QueryResult[];
       const stored = results[2]?.rows[0] as { height: string } | undefined;
       let last = stored === undefined ? undefined : BigInt(stored.height);
@@ -188,17 +186,15 @@ export class GroupWriter {
       }
       this.staged = true;
       for (const { sql, data } of group.copies) await copyIn(client, sql, data);
-      const statements = [...group.statements];
       if (group.history !== undefined) {
         const numbering = (await client.query(NUMBERING_SQL)) as unknown as pg.QueryResult[];
         const numbers = numbering.at(-1)?.rows[0] as { markets: number[]; parties: number[] };
-        const straight = canGoStraight && (results[3]?.rows[0] as { taken: boolean } | undefined)?.taken === false;
         const rows = historyBinaryCopy(group.history, numbers.markets, numbers.parties);
-        await copyIn(client, copySql(straight ? 'orders_history' : 'lq_history', HISTORY_COLUMNS, 'binary'), rows);
-        if (!straight) statements.push(STAGED_HISTORY_SQL);
+        // Straight into the table: the group's heights were checked to be new just above.
+        await copyIn(client, copySql('orders_history', HISTORY_COLUMNS, 'binary'), rows);
       }
       // One round trip for the rest; a failing statement skips the ones after it, COMMIT included.
-      await client.query([...statements, CLEAR_STAGING_SQL, group.checkpoint].join(';\n'));
+      await client.query([...group.statements, CLEAR_STAGING_SQL, group.checkpoint].join(';\n'));
       open = false;
     } catch (e) {
       if (open) await client.query('ROLLBACK').catch(() => undefined);

@@ -10,9 +10,15 @@ import type { PackedHistory } from '../rows.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER_BYTES = SIGNATURE.byteLength + 8;
+const NBASE = 10_000n;
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+/** A NUMERIC's header (8 bytes) and the five base-10000 digits of a 64-bit value at most. */
+const NUMERIC_MAX_BYTES = 8 + 2 * 5;
 const ID_BYTES = 32;
-/** Per row: field count, then (length, value) of vega_time, id_bytes, market_no, party_no and message. */
-const ROW_FIXED_BYTES = 2 + (4 + 8) + (4 + ID_BYTES) + 2 * (4 + 4) + 4;
+/** The fields of a history row: height, seq, id_bytes, version, market_no, party_no and message. */
+const HISTORY_FIELDS = 7;
+/** Per row at most: the field count, then each field's length and value, the message's bytes aside. */
+const ROW_FIXED_BYTES = 2 + (4 + 4) + (4 + ID_BYTES) + 2 * (4 + NUMERIC_MAX_BYTES) + 2 * (4 + 4) + 4;
 
 function header(out: Buffer): number {
   SIGNATURE.copy(out, 0);
@@ -22,13 +28,42 @@ function header(out: Buffer): number {
 }
 
 /**
- * The rows (vega_time BIGINT, id_bytes BYTEA, market_no INTEGER, party_no
- * INTEGER, message BYTEA) of a group's history, given the numbers of the
- * group's markets and parties by position.
+ * A NUMERIC field holding the unsigned integer `v` at `at`; returns the offset
+ * after it. PostgreSQL's binary form of NUMERIC (numeric_send): the number of
+ * base-10000 digits, the weight of the first, the sign and the display
+ * scale, each 16 bits, then the digits, most significant first, without
+ * trailing zero digits (as the server normalises them). Written by hand: pg
+ * sends parameters as text, and a NUMERIC COPY field is this or nothing.
+ */
+function numeric(out: Buffer, v: bigint, at: number): number {
+  // Least significant first; in doubles while they are exact (heights and versions nearly always are).
+  const digits: number[] = [];
+  if (v <= MAX_EXACT) {
+    for (let rest = Number(v); rest > 0; rest = Math.floor(rest / 10_000)) digits.push(rest % 10_000);
+  } else {
+    for (let rest = v; rest > 0n; rest /= NBASE) digits.push(Number(rest % NBASE));
+  }
+  const weight = digits.length - 1;
+  let first = 0;
+  while (first < digits.length && digits[first] === 0) first++;
+  const ndigits = digits.length - first;
+  at = out.writeInt32BE(8 + 2 * ndigits, at);
+  at = out.writeInt16BE(ndigits, at);
+  at = out.writeInt16BE(ndigits === 0 ? 0 : weight, at);
+  at = out.writeUInt16BE(0, at);
+  at = out.writeInt16BE(0, at);
+  for (let i = digits.length - 1; i >= first; i--) at = out.writeUInt16BE(digits[i]!, at);
+  return at;
+}
+
+/**
+ * The rows (height NUMERIC, seq INTEGER, id_bytes BYTEA, version NUMERIC,
+ * market_no INTEGER, party_no INTEGER, message BYTEA) of a group's history,
+ * given the numbers of the group's markets and parties by position.
  */
 export function historyBinaryCopy(history: PackedHistory, marketNos: readonly number[], partyNos: readonly number[]): Buffer {
-  const { times, ids, markets, parties, messages, ends } = history;
-  const rows = times.length;
+  const { heights, seqs, ids, versions, markets, parties, messages, ends } = history;
+  const rows = seqs.length;
   const messageBytes = rows === 0 ? 0 : ends[rows - 1]!;
   const out = Buffer.allocUnsafeSlow(HEADER_BYTES + rows * ROW_FIXED_BYTES + messageBytes + 2);
   let at = header(out);
@@ -40,11 +75,12 @@ export function historyBinaryCopy(history: PackedHistory, marketNos: readonly nu
   let start = 0;
   for (let i = 0; i < rows; i++) {
     const end = ends[i]!;
-    at = out.writeInt16BE(5, at);
-    at = out.writeInt32BE(8, at);
-    at = out.writeBigInt64BE(times[i]!, at);
+    at = out.writeInt16BE(HISTORY_FIELDS, at);
+    at = numeric(out, heights[i]!, at);
+    at = integer(seqs[i]!, at);
     at = out.writeInt32BE(ID_BYTES, at);
     at += idBytes.copy(out, at, i * ID_BYTES, (i + 1) * ID_BYTES);
+    at = numeric(out, versions[i]!, at);
     at = integer(marketNos[markets[i]!], at);
     at = integer(partyNos[parties[i]!], at);
     at = out.writeInt32BE(end - start, at);

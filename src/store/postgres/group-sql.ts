@@ -54,13 +54,9 @@ const PRIOR_COLUMNS = COUNTED.map((c) => `prior_${c}`);
  * it again: on a busy disk, a file truncation waits for the file system's
  * journal (BENCHMARKS.md, "Figures behind the code").
  */
-const STAGING_TABLES = ['lq_history', 'lq_current', 'lq_markets', 'lq_parties', 'lq_signatures', 'lq_added', 'lq_removed'];
+const STAGING_TABLES = ['lq_current', 'lq_markets', 'lq_parties', 'lq_signatures', 'lq_added', 'lq_removed'];
 const KEPT = 'WITH (vacuum_truncate = false)';
 const STAGING = `
-  CREATE TEMP TABLE lq_history (
-    seq BIGINT GENERATED ALWAYS AS IDENTITY, vega_time BIGINT NOT NULL, id_bytes BYTEA NOT NULL,
-    market_no INTEGER, party_no INTEGER, message BYTEA NOT NULL
-  ) ${KEPT};
   CREATE TEMP TABLE lq_current (
     ${STAGED_CURRENT_FIELDS.map((c, i) => `${c} ${SQL_TYPES[STAGED_CURRENT_KINDS[i]!]}`).join(', ')},
     ${PRIOR_COLUMNS.map((c) => `${c} INTEGER`).join(', ')}
@@ -163,27 +159,14 @@ export const CURRENT_SQL = (() => {
     ON CONFLICT (dimension, value) DO UPDATE SET n = order_counts.n + excluded.n`;
 })();
 
-export const HISTORY_COLUMNS = ['vega_time', 'id_bytes', 'market_no', 'party_no', 'message'] as const;
-
 /**
- * History that may meet rows it must replace: each block holds an order once,
- * so a (time, id) comes twice only from two blocks with the same time, and
- * then the later state wins, in the group as over a stored row.
+ * The columns of orders_history, in the order of historyBinaryCopy's rows
+ * (./copy-binary.ts). A group's history goes straight into the table: its
+ * rows are keyed by their blocks' heights, which the writer has just checked
+ * are newer than the last stored block, so no row can meet a stored one, and
+ * a block holds each (height, seq) and each (order, version) once.
  */
-export const STAGED_HISTORY_SQL = `
-  INSERT INTO orders_history (${list(HISTORY_COLUMNS)})
-  SELECT DISTINCT ON (vega_time, id_bytes) ${list(HISTORY_COLUMNS)} FROM lq_history
-  ORDER BY vega_time, id_bytes, seq DESC
-  ON CONFLICT (vega_time, id_bytes) DO UPDATE SET
-    market_no = excluded.market_no, party_no = excluded.party_no, message = excluded.message`;
-
-/**
- * Can the group's history go straight into orders_history? Only if no two of
- * its blocks share a time (`times` has one per block) and no stored row has
- * one of their times: this query, run under the writer's lock, says.
- */
-export const historyTakenSql = (times: readonly bigint[]) =>
-  `SELECT EXISTS (SELECT 1 FROM orders_history WHERE vega_time = ANY ('{${times.join(',')}}'::bigint[])) AS taken`;
+export const HISTORY_COLUMNS = ['height', 'seq', 'id_bytes', 'version', 'market_no', 'party_no', 'message'] as const;
 
 /** The same signature seen again is the same row: the first one stays. */
 export const SIGNATURES_SQL = `

@@ -9,11 +9,13 @@
  */
 import type pg from 'pg';
 import { SchemaVersionError, StoreNotFoundError } from '../../errors.js';
+import { historyByHeight } from './history-by-height.js';
 
 export interface Migration {
   version: number;
   description: string;
-  up: string;
+  /** SQL, or a step that needs more than SQL; either runs inside the migration's transaction, on its session. */
+  up: string | ((client: pg.ClientBase) => Promise<void>);
 }
 
 /** Advisory lock keys of this database (pg_advisory_lock is per database). */
@@ -183,6 +185,12 @@ export const MIGRATIONS: readonly Migration[] = [
     // A column with a constant default rewrites no row (PostgreSQL 11 on).
     up: `ALTER TABLE blocks ADD COLUMN digest TEXT NOT NULL DEFAULT '';`,
   },
+  {
+    version: 4,
+    description: "history by block height and position, one row per order version in a block; removed bundles as the original prints them, indexed",
+    // As the embedded store's version 7.
+    up: historyByHeight,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -220,7 +228,8 @@ export async function migrate(client: pg.ClientBase): Promise<{ from: number; to
     if (from > SCHEMA_VERSION) throw tooNew(from);
     for (const m of MIGRATIONS) {
       if (m.version <= from) continue;
-      await client.query(m.up);
+      if (typeof m.up === 'string') await client.query(m.up);
+      else await m.up(client);
       await client.query('INSERT INTO schema_migrations (version, description) VALUES ($1, $2)', [m.version, m.description]);
     }
     await client.query('COMMIT');

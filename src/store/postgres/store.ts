@@ -7,8 +7,16 @@
 import pg from 'pg';
 import { InternalError } from '../../errors.js';
 import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
-import type { OrderFilter, OrderKey } from '../../domain/order.js';
+import type { OrderFilter, OrderKey, OrderVersionKey } from '../../domain/order.js';
+import type { BlockChanges } from '../../domain/order-stream.js';
 import { blockToken, type BlockStamp, type Page, type PageRequest } from '../../domain/page.js';
+import {
+  FIRST_BLOCK_SQL, blockChangesOf, changesStatement, currentOrderStatement, historyRowOf, versionPageRow,
+  versionStateStatement, versionsStatements, type Statement,
+} from '../history-sql.js';
+import { historyRowOrder } from '../history-row.js';
+import { orderNodeJson } from '../order-node.js';
+import { watchBlocks } from './block-watch.js';
 import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
@@ -79,6 +87,33 @@ function pageStatement(q: PageQueries): { sql: string; params: SqlValue[] } {
 
 type PageRowValues = [json: string | null, k1: bigint | null, k2: unknown, height: string | null, time: bigint | null, beyond: boolean | null];
 
+/**
+ * As pageStatement, for any statement of `columns` columns: its rows, each
+ * with three NULLs after, then a row of `columns` NULLs and the last block's
+ * height and time, and whether `beyond` finds a row; one snapshot.
+ */
+function stampedStatement(rows: Statement, columns: number, beyond?: Statement): Statement {
+  const nulls = Array.from({ length: columns }, () => 'NULL').join(', ');
+  return {
+    sql:
+      `SELECT q.*, NULL::numeric AS height, NULL::bigint AS time, NULL::boolean AS beyond FROM (${rows.sql}) AS q UNION ALL ` +
+      `SELECT ${nulls}, (SELECT height FROM last_block WHERE only_row = 1), (SELECT time FROM last_block WHERE only_row = 1), ` +
+      `${beyond === undefined ? 'false' : `EXISTS (${beyond.sql})`}`,
+    params: [...rows.params, ...(beyond?.params ?? [])],
+  };
+}
+
+/** The rows of a stampedStatement, and what its last row says. */
+function unstamp(rows: unknown[][]): { rows: unknown[][]; lastBlock: BlockStamp | undefined; beyond: boolean } {
+  const meta = rows.pop();
+  if (meta === undefined) throw new InternalError('a stamped statement returned no block row');
+  const [height, time, beyond] = meta.slice(-3) as [string | null, bigint | null, boolean | null];
+  return { rows, lastBlock: height === null ? undefined : { height: BigInt(height), time: time! }, beyond: beyond === true };
+}
+
+const stamp = <T extends object>(value: T, lastBlock: BlockStamp | undefined): T & { lastBlock?: BlockStamp } =>
+  (lastBlock === undefined ? value : { ...value, lastBlock });
+
 export class PostgresStore implements QueryStore {
   private readonly texts = new StatementTexts();
   private readonly prepared: PreparedBudget;
@@ -109,6 +144,45 @@ export class PostgresStore implements QueryStore {
 
   async listBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>> {
     return this.run(page, bundleQueries(POSTGRES, filter, page), (_json, k1, k2) => ({ timestamp: k1, signatureId: k2 as string }));
+  }
+
+  async listRemovedBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>> {
+    return this.run(page, bundleQueries(POSTGRES, filter, page, 'signer_removed'), (_json, k1, k2) => ({ timestamp: k1, signatureId: k2 as string }));
+  }
+
+  async getOrder(id: string, version?: bigint): Promise<{ node: string | undefined; lastBlock?: BlockStamp }> {
+    if (version === undefined) {
+      const found = unstamp(await this.query(this.texts.get(stampedStatement(currentOrderStatement(id), 1).sql), currentOrderStatement(id).params));
+      return stamp({ node: found.rows[0]?.[0] as string | undefined }, found.lastBlock);
+    }
+    const q = versionStateStatement(id, version);
+    const found = unstamp(await this.query(this.texts.get(stampedStatement(q, 7).sql), q.params));
+    const row = found.rows[0];
+    return stamp({ node: row === undefined ? undefined : orderNodeJson(historyRowOrder(historyRowOf(row))) }, found.lastBlock);
+  }
+
+  async listOrderVersions(id: string, page: PageRequest<OrderVersionKey>): Promise<Page<OrderVersionKey>> {
+    const { rows, beyond } = versionsStatements(id, page);
+    const statement = stampedStatement(rows, 7, beyond);
+    const found = unstamp(await this.query(this.texts.get(statement.sql), statement.params));
+    this.sawBlock(found.lastBlock);
+    return stamp(assemblePage(page, found.rows.map((r) => versionPageRow(historyRowOf(r))), found.beyond), found.lastBlock);
+  }
+
+  async orderChanges(after: bigint, upTo: bigint, maxBlocks: number): Promise<BlockChanges[]> {
+    const q = changesStatement(after, upTo, maxBlocks);
+    return blockChangesOf((await this.query(this.texts.get(q.sql), q.params)).map(historyRowOf));
+  }
+
+  async firstChangeHeight(): Promise<bigint> {
+    const [row] = await this.query(this.texts.get(FIRST_BLOCK_SQL), []);
+    const first = row?.[0] as string | null | undefined;
+    return first === null || first === undefined ? 1n : BigInt(first);
+  }
+
+  /** The writer's notification as it commits, and a slow poll behind it (./block-watch.ts). */
+  watchBlocks(onBlock: () => void): () => void {
+    return watchBlocks(this.options.url, onBlock);
   }
 
   /**
@@ -211,7 +285,7 @@ export class PostgresStore implements QueryStore {
   /** Runs a page's statement; `key` reads a row's listing key from its node and key columns. */
   private async run<K>(page: PageRequest<K>, queries: PageQueries, key: (json: string, k1: bigint, k2: unknown) => K): Promise<Page<K>> {
     const statement = pageStatement(queries);
-    const rows = await this.query(this.texts.get(statement.sql), statement.params);
+    const rows = (await this.query(this.texts.get(statement.sql), statement.params)) as PageRowValues[];
     const meta = rows.pop();
     if (meta === undefined || meta[0] !== null) throw new InternalError('page statement returned no block row');
     const found = rows.map(([json, k1, k2]) => ({ json: json!, key: key(json!, k1!, k2) }));
@@ -227,13 +301,13 @@ export class PostgresStore implements QueryStore {
    * after it if it now holds more prepared statements than its share, or
    * broke (an error not from the server).
    */
-  private async query(statement: NamedStatement, values: SqlValue[]): Promise<PageRowValues[]> {
+  private async query(statement: NamedStatement, values: SqlValue[]): Promise<unknown[][]> {
     const client = await this.pool.connect().catch((e: unknown) => {
       throw fromPostgres(e, this.options.url);
     });
     let close = false;
     try {
-      const result = await client.query<PageRowValues>({ name: statement.name, text: statement.text, values, rowMode: 'array' });
+      const result = await client.query<unknown[]>({ name: statement.name, text: statement.text, values, rowMode: 'array' });
       return result.rows;
     } catch (e) {
       close = !(e instanceof pg.DatabaseError);

@@ -109,7 +109,8 @@ class InternedIds {
  * a third of a history row's cost.
  */
 const HISTORY_ROWS_PER_INSERT = 64;
-const HISTORY_COLUMNS = 5;
+const HISTORY_FIELDS = ['height', 'seq', 'id_bytes', 'version', 'market_no', 'party_no', 'message'] as const;
+const HISTORY_COLUMNS = HISTORY_FIELDS.length;
 
 export class BlockWriter {
   private readonly selectIndexed: Database.Statement;
@@ -138,13 +139,12 @@ export class BlockWriter {
     this.updateUnindexed = new PartialUpdate(db, unindexed);
     this.updateChanging = new PartialUpdate(db, [...unindexed, ...CHANGING]);
     this.updateAll = new PartialUpdate(db, CURRENT_FIELDS);
-    // Each block writes an order once; only two blocks with the same time could meet, and then the later wins.
+    // Plain inserts: a row's key is its block's height, which was just checked to be new.
     const history = (rows: number) =>
       db.prepare(
-        `INSERT OR REPLACE INTO orders_history (vega_time, id_bytes, market_no, party_no, message) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')}`,
+        `INSERT INTO orders_history (${HISTORY_FIELDS.join(', ')}) VALUES ${Array(rows).fill(`(${placeholders(HISTORY_FIELDS.length)})`).join(', ')}`,
       );
     this.insertHistory = history(1);
-    // Rows of a statement are inserted in order, so a later state still replaces an earlier one.
     this.insertHistoryRows = history(HISTORY_ROWS_PER_INSERT);
     this.parties = new InternedIds(db, 'parties');
     this.markets = new InternedIds(db, 'markets');
@@ -178,10 +178,11 @@ export class BlockWriter {
   }
 
   /**
-   * One transaction's blocks. History gets each order's last state in each
-   * block; the current state only the last state in the group. An order placed
-   * and filled within a group so never enters (and leaves) the live indexes,
-   * and each index entry an order's changes move is moved once per group.
+   * One transaction's blocks. History gets the last state of each (order,
+   * version) in each block; the current state only the last state in the
+   * group. An order placed and filled within a group so never enters (and
+   * leaves) the live indexes, and each index entry an order's changes move is
+   * moved once per group.
    */
   private writeGroup(group: PreparedGroup): void {
     let last = this.lastBlock()?.height;
@@ -213,22 +214,24 @@ export class BlockWriter {
   }
 
   private writeHistory(history: PackedHistory, marketNos: readonly number[], partyNos: readonly number[]): void {
-    const { times, ids, markets, parties, messages, ends } = history;
+    const { heights, seqs, ids, versions, markets, parties, messages, ends } = history;
     const row = (i: number, into: SqlValue[], offset: number) => {
-      into[offset] = times[i]!;
-      into[offset + 1] = ids.subarray(32 * i, 32 * i + 32);
-      into[offset + 2] = marketNos[markets[i]!] ?? null;
-      into[offset + 3] = partyNos[parties[i]!] ?? null;
-      into[offset + 4] = messages.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+      into[offset] = u64(heights[i]!);
+      into[offset + 1] = seqs[i]!;
+      into[offset + 2] = ids.subarray(32 * i, 32 * i + 32);
+      into[offset + 3] = u64(versions[i]!);
+      into[offset + 4] = marketNos[markets[i]!] ?? null;
+      into[offset + 5] = partyNos[parties[i]!] ?? null;
+      into[offset + 6] = messages.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
     };
     const many: SqlValue[] = new Array(HISTORY_COLUMNS * HISTORY_ROWS_PER_INSERT);
     let i = 0;
-    for (; i + HISTORY_ROWS_PER_INSERT <= times.length; i += HISTORY_ROWS_PER_INSERT) {
+    for (; i + HISTORY_ROWS_PER_INSERT <= seqs.length; i += HISTORY_ROWS_PER_INSERT) {
       for (let j = 0; j < HISTORY_ROWS_PER_INSERT; j++) row(i + j, many, HISTORY_COLUMNS * j);
       this.insertHistoryRows.run(many);
     }
     const one: SqlValue[] = new Array(HISTORY_COLUMNS);
-    for (; i < times.length; i++) {
+    for (; i < seqs.length; i++) {
       row(i, one, 0);
       this.insertHistory.run(one);
     }

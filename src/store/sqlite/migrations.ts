@@ -10,6 +10,7 @@ import { toMicros } from '../../domain/time.js';
 import { encodeOrder } from '../../wire/order-message.js';
 import { orderKeyOfBytes } from '../order-key.js';
 import { MigrationError } from '../../errors.js';
+import { historyByHeight } from './history-by-height.js';
 
 export interface Migration {
   version: number;
@@ -202,6 +203,11 @@ export const MIGRATIONS: readonly Migration[] = [
     // height is compared by its hash only, as blocks stored before version 4
     // are not compared at all. Adding a column with a default rewrites nothing.
     up: `ALTER TABLE blocks ADD COLUMN digest TEXT NOT NULL DEFAULT '';`,
+  },
+  {
+    version: 7,
+    description: "history by block height and position, one row per order version in a block; removed bundles as the original prints them, indexed",
+    up: historyByHeight,
   },
 ];
 

@@ -78,6 +78,11 @@ export class ReaderConnection {
     return s;
   }
 
+  /** The file's data_version: it changes whenever another connection commits. */
+  dataVersion(): unknown {
+    return this.db.pragma('data_version', { simple: true });
+  }
+
   /** A statement not to keep (EXPLAIN, say). */
   prepareOnce(text: string): Database.Statement {
     this.prepared += estimatedStatementBytes(text);

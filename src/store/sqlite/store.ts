@@ -6,8 +6,15 @@
  */
 import type Database from 'better-sqlite3';
 import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
-import type { OrderFilter, OrderKey } from '../../domain/order.js';
-import { blockToken, type Page, type PageRequest } from '../../domain/page.js';
+import type { OrderFilter, OrderKey, OrderVersionKey } from '../../domain/order.js';
+import type { BlockChanges } from '../../domain/order-stream.js';
+import { blockToken, type BlockStamp, type Page, type PageRequest } from '../../domain/page.js';
+import {
+  FIRST_BLOCK_SQL, blockChangesOf, changesStatement, currentOrderStatement, historyRowOf, versionPageRow,
+  versionStateStatement, versionsStatements,
+} from '../history-sql.js';
+import { historyRowOrder } from '../history-row.js';
+import { orderNodeJson } from '../order-node.js';
 import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
@@ -30,6 +37,9 @@ export function readLastBlock(statement: Database.Statement): CommittedBlock | u
 
 export { LAST_BLOCK_SQL };
 
+/** How often the embedded store is asked whether a block was committed: well within the stream's 200 ms. */
+const WATCH_POLL_MS = 25;
+
 /** The page with the last block of the snapshot it was read in. */
 function stamped<K>(page: Page<K>, last: CommittedBlock | undefined): Page<K> {
   return last === undefined ? page : { ...page, lastBlock: { height: last.height, time: last.time } };
@@ -51,6 +61,73 @@ export class SqliteStore implements QueryStore {
 
   async listBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>> {
     return this.listBundlesSync(filter, page);
+  }
+
+  async listRemovedBundles(filter: BundleFilter, page: PageRequest<BundleKey>): Promise<Page<BundleKey>> {
+    return this.read(() => {
+      const last = this.lastBlockSync();
+      const queries = bundleQueries(SQLITE, filter, page, 'signer_removed');
+      return stamped(this.run(page, queries, (row) => ({ timestamp: row[1] as bigint, signatureId: row[2] as string })), last);
+    });
+  }
+
+  async getOrder(id: string, version?: bigint): Promise<{ node: string | undefined; lastBlock?: BlockStamp }> {
+    return this.read(() => {
+      const last = this.lastBlockSync();
+      let node: string | undefined;
+      if (version === undefined) {
+        const q = currentOrderStatement(id);
+        node = this.connection.statement(q.sql).pluck(true).get(q.params) as string | undefined;
+      } else {
+        const q = versionStateStatement(id, version);
+        const row = this.connection.statement(q.sql).raw(true).get(q.params) as unknown[] | undefined;
+        node = row === undefined ? undefined : orderNodeJson(historyRowOrder(historyRowOf(row)));
+      }
+      return last === undefined ? { node } : { node, lastBlock: { height: last.height, time: last.time } };
+    });
+  }
+
+  async listOrderVersions(id: string, page: PageRequest<OrderVersionKey>): Promise<Page<OrderVersionKey>> {
+    return this.read(() => {
+      const last = this.lastBlockSync();
+      const { rows: q, beyond } = versionsStatements(id, page);
+      const raw = this.connection.statement(q.sql).raw(true).all(q.params) as unknown[][];
+      const found = beyond !== undefined && this.connection.statement(beyond.sql).pluck(true).get(beyond.params) !== undefined;
+      return stamped(assemblePage(page, raw.map((r) => versionPageRow(historyRowOf(r))), found), last);
+    });
+  }
+
+  async orderChanges(after: bigint, upTo: bigint, maxBlocks: number): Promise<BlockChanges[]> {
+    const q = changesStatement(after, upTo, maxBlocks);
+    const raw = this.read(() => this.connection.statement(q.sql).raw(true).all(q.params) as unknown[][]);
+    return blockChangesOf(raw.map(historyRowOf));
+  }
+
+  async firstChangeHeight(): Promise<bigint> {
+    const first = this.read(() => this.connection.statement(FIRST_BLOCK_SQL).pluck(true).get());
+    return first === null || first === undefined ? 1n : fromU64(first);
+  }
+
+  /**
+   * Polls the file's data_version, which changes when another connection (the
+   * writer's) commits: a statement of microseconds, so it is asked often.
+   */
+  watchBlocks(onBlock: () => void): () => void {
+    let seen: unknown;
+    const poll = setInterval(() => {
+      let version: unknown;
+      try {
+        version = this.connection.dataVersion();
+      } catch {
+        return; // closed: the caller stops the watch
+      }
+      if (version !== seen) {
+        seen = version;
+        onBlock();
+      }
+    }, WATCH_POLL_MS);
+    poll.unref();
+    return () => clearInterval(poll);
   }
 
   async lastBlock(): Promise<CommittedBlock | undefined> {

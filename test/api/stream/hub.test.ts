@@ -84,7 +84,6 @@ function expectedIds(from: number, to: number, keep: (marketId: string) => boole
   return ids;
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
 
 test('a snapshot, then every later block once and in order, blocks committing before, during and after the snapshot', async () => {
   const source = new FakeSource();
@@ -104,9 +103,9 @@ test('a snapshot, then every later block once and in order, blocks committing be
   for (const h of [8, 9, 10, 11, 12, 13]) {
     source.height = h;
     hub.blockCommitted();
-    if (h % 2 === 0) await settle();
+    if (h % 2 === 0) await hub.settled();
   }
-  await settle();
+  await hub.settled();
   assert.match(sink.frames[0]!, /^\{"result":\{"snapshot":\{"orders":\[.*\],"lastPage":true\}\}\}$/);
   assert.deepEqual(sink.updatedIds(), expectedIds(5, 13));
   assert.equal(sink.ended, undefined);
@@ -127,7 +126,7 @@ test('subscribers with the same filter share frames; each gets only what its fil
     source.height = h;
     hub.blockCommitted();
   }
-  await settle();
+  await hub.settled();
   assert.deepEqual(all.updatedIds(), expectedIds(1, 9));
   assert.deepEqual(one.updatedIds(), expectedIds(1, 9, (m) => m === market));
   assert.ok(one.updatedIds().length > 0);
@@ -147,7 +146,7 @@ test('a subscriber that leaves too much unread is closed, saying so; the others 
     source.height = h;
     hub.blockCommitted();
   }
-  await settle();
+  await hub.settled();
   assert.deepEqual(slow.ended, { kind: 'tooSlow', buffered: 5000, limit: 1000 });
   assert.deepEqual(fast.updatedIds(), expectedIds(1, 4));
   assert.equal(hub.size, 1);
@@ -161,7 +160,7 @@ test('a resume from a block gets the changes after it, no snapshot, then the liv
   await hub.subscribe(ALL, sink, 6n);
   source.height = 14;
   hub.blockCommitted();
-  await settle();
+  await hub.settled();
   assert.doesNotMatch(sink.frames.join('\n'), /snapshot/);
   assert.deepEqual(sink.updatedIds(), expectedIds(7, 14));
 });

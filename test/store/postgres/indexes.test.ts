@@ -16,6 +16,8 @@ import { assertIndexesAsDeclared, DECLARED, LISTED_TABLES, type LiveIndex } from
 const KEYS: LiveIndex[] = [
   { name: 'orders_current_pkey', table: 'orders_current', columns: ['id_bytes'], unique: true },
   { name: 'signer_added_pkey', table: 'signer_added', columns: ['signature_id'], unique: true },
+  { name: 'signer_removed_pkey', table: 'signer_removed', columns: ['signature_id'], unique: true },
+  { name: 'orders_history_pkey', table: 'orders_history', columns: ['height', 'seq'], unique: true },
 ];
 
 interface IndexRow {

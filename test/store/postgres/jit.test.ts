@@ -18,10 +18,13 @@ import { BUNDLE_CURSOR, BUNDLE_SHAPES, cursorKey, ORDER_SHAPES, requests, skewed
 /** 10,000 orders and 100 bundles. */
 const BOOK = skewedBook(100);
 /**
- * The bounds of a first page, by its size: one JIT compile costs 100-700 ms.
- * A page of 1000 builds 1000 JSON nodes, measured at 12-21 ms here.
+ * The bounds of a first page, by its size: one JIT compile costs 100-700 ms,
+ * where a page of 50 takes 1-5 ms and one of 1000 (1000 JSON nodes) 12-21 ms
+ * on a quiet machine; up to 26 ms for 50 under a load of 20 on 2 cores. The
+ * bounds tell a compiled page from one that is not with room for such load;
+ * that nothing is compiled is proven by the statistics (the next test).
  */
-const FIRST_PAGE_MS: Record<number, number> = { 50: 20, 1000: 100 };
+const FIRST_PAGE_MS: Record<number, number> = { 50: 80, 1000: 200 };
 
 /** Every page request of every filter shape, as the plan tests ask them. */
 async function everyPage(store: PostgresStore): Promise<number> {

@@ -8,13 +8,13 @@ import { SCHEMA_VERSION } from '../../../src/store/postgres/schema.js';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { checkBlocksStoredBeforeDigests, eventsSource, pricedBlocks } from '../../support/digest-migration.js';
-import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../../support/history.js';
+import { HISTORY_SQL, restoredMessage, rowKey, type StoredHistoryRow } from '../../support/history.js';
+import { PREVIOUS_HISTORY_SQL, postgresToVersion3, type PreviousHistoryRow } from '../../support/previous-schema.js';
 import { createTestDatabase, forEachServer, query } from '../../support/postgres.js';
 import { block, hex, order } from '../helpers.js';
 
-/** Each history row as (time, id, the message it stands for), sorted. */
-const messages = (rows: StoredHistoryRow[]) =>
-  rows.map((r) => `${r.vega_time} ${r.id_bytes.toString('hex')} ${restoredMessage(r).toString('hex')}`).sort();
+/** Each history row as (height/seq, id, version, the message it stands for), sorted. */
+const messages = (rows: StoredHistoryRow[]) => rows.map((r) => `${rowKey(r)} ${restoredMessage(r).toString('hex')}`).sort();
 
 forEachServer((server) => {
   test('version 3 keeps every stored block, without a digest: compared by hash only; new blocks by content', async (t) => {
@@ -23,14 +23,14 @@ forEachServer((server) => {
     const before = await PostgresWriter.open(db.url, {});
     await ingest(eventsSource(pricedBlocks([1, 2], '100')), before);
     await before.close();
-    // The blocks table as version 2 kept it.
+    // The blocks table as version 2 kept it, and history as versions 2 and 3 kept it.
+    await postgresToVersion3(db.url);
     await query(db.url, 'ALTER TABLE blocks DROP COLUMN digest');
     await query(db.url, 'DELETE FROM schema_migrations WHERE version = 3');
-    assert.equal(SCHEMA_VERSION, 3);
 
     const writer = await PostgresWriter.open(db.url, {});
     t.after(() => writer.close());
-    assert.deepEqual(await query(db.url, 'SELECT max(version) AS v FROM schema_migrations'), [{ v: 3 }]);
+    assert.deepEqual(await query(db.url, 'SELECT max(version) AS v FROM schema_migrations'), [{ v: SCHEMA_VERSION }]);
     assert.deepEqual(
       await query(db.url, 'SELECT height::text AS height, hash, digest FROM blocks ORDER BY height'),
       [{ height: '1', hash: 'hash-1', digest: '' }, { height: '2', hash: 'hash-2', digest: '' }],
@@ -51,11 +51,13 @@ forEachServer((server) => {
     assert.equal(written.length, 4);
 
     // The table as version 1 kept it: each message whole, no market or party numbers.
+    await postgresToVersion3(db.url);
+    const previous = await query<PreviousHistoryRow>(db.url, PREVIOUS_HISTORY_SQL);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
       await client.query('BEGIN');
-      for (const row of written) {
+      for (const row of previous) {
         await client.query('UPDATE orders_history SET message = $1 WHERE vega_time = $2 AND id_bytes = $3', [
           restoredMessage(row), row.vega_time, row.id_bytes,
         ]);
@@ -71,6 +73,7 @@ forEachServer((server) => {
 
     await (await PostgresWriter.open(db.url, {})).close();
     const migrated = await query<StoredHistoryRow>(db.url, HISTORY_SQL);
+    // Each block changed each order once, in id order: the rows come back as written, by height.
     assert.deepEqual(messages(migrated), messages(written));
     // 64-character ids are left out; the network party ("network") keeps its message whole.
     assert.deepEqual(migrated.filter((r) => r.market === null).map((r) => r.id_bytes.toString('hex')), [hex(2)]);

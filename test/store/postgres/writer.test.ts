@@ -155,12 +155,17 @@ forEachServer((server) => {
       signatureId, validatorId: 'AB'.repeat(32), timestamp: 1_700_000_000_123_456_789n, newSigner: '0xAbC', submitter: '0xDeF', nonce, epochSeq: 4n,
     });
     const b1 = block(1, { orders: [strange, pegged, order(3)], nodeSignatures: [sig('r1', 1), sig('r1', 1, 2)], signersAdded: [added('S1', '1')] });
-    // An order twice in one block: its last state counts.
-    const b2 = block(2, { orders: [order(3, { status: 2 }), order(3, { status: 3, remaining: 0n }), order(4)] });
-    // Two blocks of one group with the same time: the later state of order 4 wins in its history.
+    // An order twice in one block: its last state counts; order 6 in two versions keeps one row each, moved to the back by each update.
+    const b2 = block(2, {
+      orders: [
+        order(6), order(3, { status: 2 }), order(6, { version: 2n, price: '101' }), order(3, { status: 3, remaining: 0n }), order(4),
+        order(6, { version: 2n, price: '101', remaining: 3n }),
+      ],
+    });
+    // Two blocks of one group with the same time: each keeps its own rows, by height.
     const b3 = { ...block(3, { orders: [order(4, { status: 5 }), order(5)] }), time: blockTime(4n) };
     const b4 = block(4, { orders: [order(4, { status: 6, price: '7' })], signersAdded: [added('S1', '2'), added('S2', '3')] });
-    // The next group starts at the time of the stored last block: its history replaces the stored row.
+    // The next group starts at the time of the stored last block: its rows go beside the stored ones.
     const b5 = { ...block(5, { orders: [order(5, { status: 2 }), order(1, { ...odd, remaining: 0n, status: 3 })] }), time: blockTime(4n) };
     const b6 = block(6, {
       orders: [order(2, { status: 1, reference: 'changed' })], nodeSignatures: [sig('r1', 1, 3), sig('r2', 9)],
@@ -173,12 +178,19 @@ forEachServer((server) => {
     assertSameTables(postgres, embedded);
     assert.ok(postgres.current!.some((l) => l.includes(`size=${U64_MAX}`)), 'the u64 is stored whole');
     assert.ok(postgres.current!.some((l) => l.includes('reference=tab\there\nnew line\\back\rslash é€😀')), 'the reference is stored as it was');
-    const historyAt4 = async (n: number) => {
-      const rows = await query<StoredHistoryRow>(url, `${HISTORY_SQL} WHERE h.vega_time = $1 AND h.id_bytes = $2`, [blockTime(4n).toString(), Buffer.from(order(n).id, 'hex')]);
-      return rows.map((r) => decodeOrder(restoredMessage(r)).status);
+    /** An order's rows as [height, seq, version, status]. */
+    const historyOf = async (n: number) => {
+      const rows = await query<StoredHistoryRow>(url, `${HISTORY_SQL} WHERE h.id_bytes = $1 ORDER BY h.height, h.seq`, [Buffer.from(order(n).id, 'hex')]);
+      return rows.map((r) => {
+        const o = decodeOrder(restoredMessage(r));
+        assert.equal(r.version, String(o.version));
+        return [r.height, r.seq, r.version, o.status];
+      });
     };
-    assert.deepEqual(await historyAt4(4), [6], 'the later block of the group wins');
-    assert.deepEqual(await historyAt4(5), [2], 'the later group wins');
+    assert.deepEqual(await historyOf(4), [['2', 2, '1', 1], ['3', 0, '1', 5], ['4', 0, '1', 6]], 'blocks of one time each keep their row');
+    assert.deepEqual(await historyOf(5), [['3', 1, '1', 1], ['5', 0, '1', 2]], 'and so do groups');
+    assert.deepEqual(await historyOf(6), [['2', 0, '1', 1], ['2', 3, '2', 1]], 'one row per version, at its last update');
+    assert.deepEqual(await historyOf(3), [['1', 2, '1', 1], ['2', 1, '1', 3]]);
   });
 
   test('overlapping writes are written in call order, each group in its own transaction', async (t) => {

@@ -25,7 +25,7 @@ function simulatedBlocks(seed: number, blocks: number): Block[] {
 
 const TABLES = {
   orders_current: 'id_bytes',
-  orders_history: 'vega_time, id_bytes',
+  orders_history: 'height, seq',
   order_counts: 'dimension, value',
   signer_added: 'signature_id',
   signer_removed: 'signature_id',

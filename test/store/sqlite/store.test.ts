@@ -6,7 +6,7 @@ import { blockDigest } from '../../../src/domain/block-digest.js';
 import { STATUS, TIF, TYPE } from '../../../src/domain/enums.js';
 import { NETWORK_PARTY, isLive, type Order } from '../../../src/domain/order.js';
 import type { PageRequest } from '../../../src/domain/page.js';
-import { decodeOrder } from '../../../src/wire/order-message.js';
+import { decodeOrder, encodeOrder } from '../../../src/wire/order-message.js';
 import { PAGE_BYTES } from '../../../src/store/sqlite/database.js';
 import { openSqliteStore } from '../../../src/store/sqlite/store.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
@@ -18,6 +18,7 @@ import { SchemaVersionError } from '../../../src/errors.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { ingest } from '../../../src/ingest/ingester.js';
 import { checkBlocksStoredBeforeDigests, eventsSource, pricedBlocks } from '../../support/digest-migration.js';
+import { PREVIOUS_HISTORY_SQL, sqliteToVersion6, type PreviousHistoryRow } from '../../support/previous-schema.js';
 
 const FIRST_100: PageRequest<never> = { newestFirst: false, mode: 'first', limit: 100 };
 
@@ -27,56 +28,78 @@ function inspect(path: string): Database.Database {
   return db;
 }
 
-/** History rows as [order id, block time, the order its message decodes to], by id and time. */
+/** History rows as [order id, block height, the order its message decodes to], in the order of blocks and of each block's rows. */
 function history(db: Database.Database): [string, bigint, Order][] {
-  const rows = db.prepare(`${HISTORY_SQL} ORDER BY h.id_bytes, h.vega_time`).all() as StoredHistoryRow[];
-  return rows.map((row) => [row.id_bytes.toString('hex'), row.vega_time as bigint, decodeOrder(restoredMessage(row))]);
+  const rows = db.prepare(`${HISTORY_SQL} ORDER BY h.height, h.seq`).all() as StoredHistoryRow[];
+  return rows.map((row, i) => {
+    const order = decodeOrder(restoredMessage(row));
+    const before = rows[i - 1];
+    const first = before === undefined || BigInt(before.height) !== BigInt(row.height);
+    assert.equal(BigInt(row.seq), first ? 0n : BigInt(before.seq) + 1n, 'a block numbers its rows from 0');
+    assert.equal(BigInt(row.version), order.version, "the row's version is its message's");
+    return [row.id_bytes.toString('hex'), BigInt(row.height), order];
+  });
 }
 
-test('the last event of an order within a block wins, and history keeps one row per order per block', async (t) => {
+test("history keeps the last state of each version of an order in a block, in the order of each one's last update", async (t) => {
   const { store, writer, path } = await tempStore(t);
-  await writeBlocks(writer, [block(1, {
-    orders: [order(1), order(2), order(1, { remaining: 7n, version: 2n }), order(1, { remaining: 4n, version: 3n })],
-  })]);
-  await writeBlocks(writer, [block(2, { orders: [order(1, { status: STATUS.FILLED, remaining: 0n, version: 3n })] })]);
+  const amended = { price: '101', version: 2n };
+  // Order 1 is partly filled, amended twice (versions 2 and 3) and filled; order 2 is filled in between.
+  const events = [
+    order(1), order(2), order(1, { remaining: 8n }), order(1, { remaining: 8n, ...amended }),
+    order(1, { remaining: 8n, price: '102', version: 3n }), order(2, { remaining: 5n }),
+    order(1, { remaining: 0n, price: '102', version: 3n, status: STATUS.FILLED }),
+  ];
+  await writeBlocks(writer, [block(1, { orders: events })]);
+  const cancelled = order(2, { remaining: 5n, status: STATUS.CANCELLED });
+  await writeBlocks(writer, [block(2, { orders: [cancelled] })]);
 
   const page = await store.listOrders({}, FIRST_100);
   const nodes = page.rows.map((r) => JSON.parse(r.json) as Record<string, unknown>);
-  assert.deepEqual(nodes.map((n) => [n.id, n.status, n.remaining]), [
-    [hex(1), 'STATUS_FILLED', '0'],
-    [hex(2), 'STATUS_ACTIVE', '10'],
+  assert.deepEqual(nodes.map((n) => [n.id, n.status, n.remaining, n.price, n.version]), [
+    [hex(1), 'STATUS_FILLED', '0', '102', '3'],
+    [hex(2), 'STATUS_CANCELLED', '5', '100', '1'],
   ]);
 
   const db = inspect(path);
   t.after(() => db.close());
-  assert.deepEqual(history(db).map(([id, time, o]) => [id, time, o.remaining, BigInt(o.status)]), [
-    [hex(1), blockTime(1n), 4n, BigInt(STATUS.ACTIVE)],
-    [hex(1), blockTime(2n), 0n, BigInt(STATUS.FILLED)],
-    [hex(2), blockTime(1n), 10n, BigInt(STATUS.ACTIVE)],
+  // The original's ordered map: a key set again moves to the back, so order 2's row comes after version 2 of order 1.
+  assert.deepEqual(history(db).map(([id, height, o]) => [id, height, o.version, o.remaining, o.price]), [
+    [hex(1), 1n, 1n, 8n, '100'],
+    [hex(1), 1n, 2n, 8n, '101'],
+    [hex(2), 1n, 1n, 5n, '100'],
+    [hex(1), 1n, 3n, 0n, '102'],
+    [hex(2), 2n, 1n, 5n, '100'],
   ]);
+  const rows = db.prepare(`${HISTORY_SQL} ORDER BY h.height, h.seq`).all() as StoredHistoryRow[];
+  assert.deepEqual(rows.map((r) => restoredMessage(r)), [2, 3, 5, 6].map((i) => Buffer.from(encodeOrder(events[i]!))).concat(
+    [Buffer.from(encodeOrder(cancelled))]), 'each row keeps the message of its last update');
   const current = db.prepare('SELECT vega_time FROM orders_current WHERE id_bytes = unhex(?)').pluck().get(hex(1));
-  assert.equal(current, blockTime(2n), 'vega_time is the block time of the last change');
+  assert.equal(current, blockTime(1n), 'vega_time is the block time of the last change');
 });
 
-test('two blocks with the same time keep the later state of an order in history', async (t) => {
-  const { store, writer, path } = await tempStore(t);
+test('two blocks with the same time each keep their own rows, by height', async (t) => {
+  const { writer, path } = await tempStore(t);
   await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
   await writeBlocks(writer, [{ ...block(2, { orders: [order(1, { remaining: 2n })] }), time: blockTime(1n) }]);
   const db = inspect(path);
   t.after(() => db.close());
-  assert.deepEqual(history(db).map(([id, , o]) => [id, o.remaining]), [[hex(1), 2n]]);
+  assert.deepEqual(history(db).map(([id, height, o]) => [id, height, o.remaining]), [[hex(1), 1n, 10n], [hex(1), 2n, 2n]]);
 });
 
-test('in one group too, many rows to a statement, the later of two blocks with the same time wins', async (t) => {
-  const { store, writer, path } = await tempStore(t);
+test('in one group too, many rows to a statement, each block keeps its rows in its order', async (t) => {
+  const { writer, path } = await tempStore(t);
   const ids = Array.from({ length: 100 }, (_, i) => i + 1);
   await writeBlocks(writer, [
     block(1, { orders: ids.map((i) => order(i)) }),
-    { ...block(2, { orders: ids.map((i) => order(i, { remaining: BigInt(i) })) }), time: blockTime(1n) },
+    { ...block(2, { orders: ids.map((i) => order(101 - i, { remaining: BigInt(i) })) }), time: blockTime(1n) },
   ]);
   const db = inspect(path);
   t.after(() => db.close());
-  assert.deepEqual(history(db).map(([id, , o]) => [id, o.remaining]), ids.map((i) => [hex(i), BigInt(i)]));
+  assert.deepEqual(history(db).map(([id, height, o]) => [id, height, o.remaining]), [
+    ...ids.map((i) => [hex(i), 1n, 10n]),
+    ...ids.map((i) => [hex(101 - i), 2n, BigInt(i)]),
+  ]);
 });
 
 test('every kind of change to an order reaches the current state, and the planner counts follow', async (t) => {
@@ -185,11 +208,11 @@ test('a group of blocks keeps each block\'s history and ends at its last block',
   ]));
   const db = inspect(path);
   t.after(() => db.close());
-  assert.deepEqual(history(db).map(([id, time, o]) => [id, time, o.remaining]), [
-    [hex(1), blockTime(1n), 10n],
-    [hex(1), blockTime(2n), 6n],
-    [hex(1), blockTime(3n), 0n],
-    [hex(2), blockTime(2n), 10n],
+  assert.deepEqual(history(db).map(([id, height, o]) => [id, height, o.remaining]), [
+    [hex(1), 1n, 10n],
+    [hex(1), 2n, 6n],
+    [hex(2), 2n, 10n],
+    [hex(1), 3n, 0n],
   ]);
   assert.equal(store.orderStats().count('status', STATUS.FILLED), 1);
   assert.equal(store.orderStats().count('status', STATUS.ACTIVE), 1);
@@ -219,15 +242,18 @@ test('64-bit values keep every digit: uint64 above int64, int64 above 2^53 (time
   const page = await store.listOrders({ dateRange: { start: big, end: big + 1000n } }, FIRST_100);
   assert.deepEqual(page.rows.map((r) => r.key), [{ createdAt: 4611686018427387000n, id: hex(1) }], 'key read back as an exact bigint');
 
-  await writeBlocks(writer, [{ ...block(2), height: max64 }]);
+  await writeBlocks(writer, [{ ...block(2, { orders: [order(2, { version: max64 })] }), height: max64 }]);
   assert.equal((await store.lastBlock())?.height, max64);
   await store.close();
   const db = inspect(path);
   t.after(() => db.close());
-  const [stored] = db.prepare(HISTORY_SQL).all() as StoredHistoryRow[];
+  const [stored, last] = db.prepare(`${HISTORY_SQL} ORDER BY h.id_bytes`).all() as StoredHistoryRow[];
   assert.ok(stored!.market !== null && stored!.message.byteLength < first.orderMessages[0]!.byteLength, 'the ids are left out');
   assert.deepEqual(restoredMessage(stored!), Buffer.from(first.orderMessages[0]!), 'history gives back the message verbatim');
   assert.deepEqual(history(db)[0]![2], first.orders[0]);
+  assert.deepEqual([stored!.height, stored!.version], [1n, big]);
+  // Beyond int64, as the store keeps other uint64 values: their decimal text.
+  assert.deepEqual([last!.height, last!.version], [String(max64), String(max64)]);
 });
 
 test('a read-only store reads what a writer commits, and refuses to write', async (t) => {
@@ -292,8 +318,8 @@ test('signer events are keyed by signature id, node signatures by (resource, byt
     signersAdded: [added],
     nodeSignatures: [{ id: 'aa01', sig: new Uint8Array([2]), kind: 3 }, { id: 'AA01', sig: new Uint8Array([2]), kind: 3 }],
     signersRemoved: [{
-      signatureSubmitters: [{ signatureId: 'R1', submitter: '0xA' }, { signatureId: 'R2', submitter: '0xB' }],
-      validatorId: 'V1', timestamp: 11n, oldSigner: '0xOld', nonce: '8', epochSeq: 4n,
+      signatureSubmitters: [{ signatureId: 'R1', submitter: '0xA' }, { signatureId: 'R2', submitter: '0XB' }],
+      validatorId: 'V1', timestamp: 11_999n, oldSigner: '0xOld', nonce: '8', epochSeq: 4n,
     }],
   })]);
   // The same bundle again (replaced), and the same signature again (kept once).
@@ -309,9 +335,10 @@ test('signer events are keyed by signature id, node signatures by (resource, byt
   });
   const db = inspect(path);
   t.after(() => db.close());
-  assert.deepEqual(db.prepare('SELECT signature_id, submitter, validator_id, old_signer, epoch_seq FROM signer_removed ORDER BY 1').raw(true).all(), [
-    ['r1', '0xA', 'v1', '0xOld', 4n],
-    ['r2', '0xB', 'v1', '0xOld', 4n],
+  // One row per submitter; addresses as the original prints them, the timestamp on the whole microsecond.
+  assert.deepEqual(db.prepare('SELECT signature_id, submitter, validator_id, old_signer, timestamp, epoch_seq FROM signer_removed ORDER BY 1').raw(true).all(), [
+    ['r1', '0xa', 'v1', '0xold', 11_000n, 4n],
+    ['r2', '0xb', 'v1', '0xold', 11_000n, 4n],
   ]);
   assert.equal(db.prepare('SELECT count(*) FROM node_signatures').pluck().get(), 2n);
 });
@@ -385,8 +412,15 @@ test('migrations turn a version 1 file into what writing the same blocks today s
   const writer = await SqliteWriter.open(path);
   t.after(() => writer.close());
   for (const [i, f] of filters.entries()) assert.deepEqual(await migrated.listOrders(f, FIRST_100), expected[i], JSON.stringify(f));
-  assert.deepEqual(history(inspect(path)), expectedHistory);
   assert.equal(expectedHistory.length, 8);
+  // Written before blocks were kept: no row has a block of its time; all take height 0, in (block time, id) order.
+  // Of an order's states of one version, the last stays (order 3, cancelled in block 3 still at version 1).
+  const lastOfVersion = expectedHistory.filter(([id, h, o]) => !expectedHistory.some(([id2, h2, o2]) => id2 === id && o2.version === o.version && h2 > h));
+  assert.equal(lastOfVersion.length, 7);
+  const byTimeAndId = lastOfVersion
+    .sort(([a, ha], [b, hb]) => (ha !== hb ? (ha < hb ? -1 : 1) : a < b ? -1 : 1))
+    .map(([id, , o]) => [id, 0n, o]);
+  assert.deepEqual(history(inspect(path)), byTimeAndId);
   // Rows whose ids are 64 hex characters leave them out; the network party's ("network") keeps its message whole.
   const migratedFile = inspect(path);
   t.after(() => migratedFile.close());
@@ -402,18 +436,18 @@ test('migrating from version 5 keeps every stored block, without a digest: compa
   const before = await SqliteWriter.open(path);
   await ingest(eventsSource(pricedBlocks([1, 2], '100')), before);
   await before.close();
-  // The blocks table as version 5 kept it.
+  // The blocks table as version 5 kept it, and history as it kept it too.
   const v5 = new Database(path);
+  sqliteToVersion6(v5);
   v5.exec('ALTER TABLE blocks DROP COLUMN digest');
   v5.pragma('user_version = 5');
   v5.close();
-  assert.equal(SCHEMA_VERSION, 6);
 
   const writer = await SqliteWriter.open(path);
   t.after(() => writer.close());
   const db = inspect(path);
   t.after(() => db.close());
-  assert.equal(db.pragma('user_version', { simple: true }), 6n);
+  assert.equal(db.pragma('user_version', { simple: true }), BigInt(SCHEMA_VERSION));
   assert.deepEqual(db.prepare('SELECT height, hash, digest FROM blocks ORDER BY height').raw(true).all(), [[1n, 'hash-1', ''], [2n, 'hash-2', '']]);
   await checkBlocksStoredBeforeDigests(writer);
 });

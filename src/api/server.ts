@@ -136,7 +136,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     // Every request meets the front door, then the stream, the fast path (if any), then Fastify.
     serverFactory: (handler) => createHttpServer(http, (req, res) => {
       const started = performance.now();
-      res.once('finish', () => metrics.answered(req, res.statusCode, started));
+      // 'close', not 'finish': a stream's client leaves it, and its answer never finishes.
+      res.once('close', () => metrics.answered(req, res.statusCode, started));
       if (!front.admit(req, res)) return;
       if (streams?.serveHttp(req, res) === true) return;
       if (fastPath === undefined) return void handler(req, res);

@@ -12,8 +12,8 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { registerIngestMetrics } from '../../src/api/metrics/ingest-metrics.js';
-import { streamSubscribers } from '../../src/api/metrics/stream-subscribers.js';
 import { buildServer } from '../../src/api/server.js';
+import { STREAM_ORDERS_PATH } from '../../src/api/stream/request.js';
 import { startingStatus } from '../../src/ingest/background.js';
 import { openStore } from '../../src/store/open.js';
 import type { QueryStore } from '../../src/store/store.js';
@@ -111,15 +111,59 @@ test('answer cache hits and misses, the last block and the lag', async () => {
   }
 });
 
-test('stream subscribers, as the stream says they come and go', async () => {
+/** Scrapes until `ok` holds of a scrape, for up to 30 s (the hub takes a subscriber, or lets it go, in its own time). */
+async function scrapeUntil(port: number, ok: (m: Scrape) => boolean): Promise<Scrape> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const m = await scrape(port);
+    if (ok(m) || Date.now() > deadline) return m;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('stream subscribers: the hub counts a real stream in when it subscribes, and out when it leaves; the stream has its route label', async () => {
+  const { app, port } = await listening(store);
+  const subscribers = (m: Scrape) => m.value('ledger_query_stream_subscribers');
+  try {
+    assert.equal(subscribers(await scrape(port)), 0);
+    // A real stream over HTTP: its first frame (the snapshot's) says it is subscribed.
+    const req = request({ host: '127.0.0.1', port, path: STREAM_ORDERS_PATH });
+    const firstFrame = new Promise<void>((resolve, reject) => {
+      req.on('response', (res) => res.once('data', () => resolve()));
+      req.on('error', reject);
+    });
+    req.end();
+    await firstFrame;
+    assert.equal(subscribers(await scrapeUntil(port, (m) => subscribers(m) === 1)), 1);
+    req.destroy();
+    const m = await scrapeUntil(port, (s) => subscribers(s) === 0 && s.value('ledger_query_http_requests_total', { route: STREAM_ORDERS_PATH, status: '200' }) === 1);
+    assert.equal(subscribers(m), 0);
+    // Served outside Fastify, yet labelled by its path, even when the client left it (as a stream's client does).
+    assert.equal(m.value('ledger_query_http_requests_total', { route: STREAM_ORDERS_PATH, status: '200' }), 1);
+    // A refused one: no subscriber, and labelled too.
+    assert.equal((await send(port, `${STREAM_ORDERS_PATH}?marketIds=nothex`)).status, 400);
+    const after = await scrape(port);
+    assert.equal(after.value('ledger_query_http_requests_total', { route: STREAM_ORDERS_PATH, status: '400' }), 1);
+    assert.equal(subscribers(after), 0);
+  } finally {
+    await app.close();
+  }
+});
+
+test('the order routes, served under a prefix, are labelled by it whoever answers', async () => {
   const { app, port } = await listening(store);
   try {
-    streamSubscribers.opened();
-    streamSubscribers.opened();
-    streamSubscribers.closed();
-    assert.equal((await scrape(port)).value('ledger_query_stream_subscribers'), 1);
-    streamSubscribers.closed();
-    assert.equal((await scrape(port)).value('ledger_query_stream_subscribers'), 0);
+    const id = 'ab'.repeat(32);
+    await send(port, `/api/v2/order/${id}`); // no such order: 404, through the fast path's read
+    await send(port, `/api/v2/order/versions/${id}`); // an empty page, through the fast path
+    await send(port, `/api/v2/order/versions/${id}`); // kept
+    await send(port, '/api/v2/order/nothex'); // refused
+    const m = await scrape(port);
+    const requests = (route: string, status: string) => m.value('ledger_query_http_requests_total', { route, status });
+    assert.equal(requests('/api/v2/order/*', '404'), 1);
+    assert.equal(requests('/api/v2/order/versions/*', '200'), 2);
+    assert.equal(requests('/api/v2/order/*', '400'), 1);
+    assert.equal(requests('(unmatched)', '404'), undefined);
   } finally {
     await app.close();
   }

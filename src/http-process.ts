@@ -6,6 +6,7 @@
 import { UnavailableError } from './api/errors.js';
 import { httpOptions } from './api/http-options.js';
 import { listenError } from './api/http-server.js';
+import { httpProcessRegistry } from './api/metrics/cluster.js';
 import { buildServer } from './api/server.js';
 import { fastifyLogger } from './logging.js';
 import { asLedgerError, InternalError, toWire } from './errors.js';
@@ -18,35 +19,47 @@ if (setup === null) throw new InternalError('http-process runs as an HTTP proces
 
 /** How long the primary has to say how ingestion goes before health checks call it unknown. */
 const STATUS_WAIT_MS = 2000;
+/** How long the primary has to gather every process's metrics (prom-client's own wait for the processes is 5 s). */
+const METRICS_WAIT_MS = 6000;
 
-/** Status requests waiting for the primary's answer, by id. */
-const asked = new Map<number, (status: IngestStatus) => void>();
+/** Requests waiting for the primary's answer, by id. */
+const asked = new Map<number, (answer: PrimaryMessage) => void>();
 let nextId = 1;
 process.on('message', (m: PrimaryMessage) => {
-  if (m.type !== 'ingestStatus') return;
-  asked.get(m.id)?.(m.status);
+  if (m.type !== 'ingestStatus' && m.type !== 'metrics') return;
+  asked.get(m.id)?.(m);
   asked.delete(m.id);
 });
 
-/** Asked when requested, so that it is as fresh as the block the store shows; a primary that does not answer is said so. */
-function ingestStatus(): Promise<IngestStatus> {
+/** Asks the primary, which answers with the same id; one that does not answer within `waitMs` is said so. */
+function askPrimary<T extends PrimaryMessage['type']>(type: `${T}?`, what: string, waitMs: number): Promise<Extract<PrimaryMessage, { type: T }>> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       asked.delete(id);
-      reject(new UnavailableError(`the primary process did not say how ingestion goes within ${STATUS_WAIT_MS / 1000} s`));
-    }, STATUS_WAIT_MS);
-    asked.set(id, (status) => {
+      reject(new UnavailableError(`the primary process did not say ${what} within ${waitMs / 1000} s`));
+    }, waitMs);
+    asked.set(id, (answer) => {
       clearTimeout(timer);
-      resolve(status);
+      resolve(answer as Extract<PrimaryMessage, { type: T }>);
     });
-    const sent = process.send?.({ type: 'ingestStatus?', id } satisfies HttpProcessMessage);
+    const sent = process.send?.({ type, id } as HttpProcessMessage);
     if (!sent) {
       clearTimeout(timer);
       asked.delete(id);
       reject(new UnavailableError('the primary process is gone'));
     }
   });
+}
+
+/** Asked when requested, so that it is as fresh as the block the store shows. */
+const ingestStatus = async (): Promise<IngestStatus> => (await askPrimary('ingestStatus?', 'how ingestion goes', STATUS_WAIT_MS)).status;
+
+/** Every process's metrics, gathered by the primary. */
+async function metrics(): Promise<string> {
+  const answer = await askPrimary('metrics?', 'the metrics', METRICS_WAIT_MS);
+  if (answer.text === undefined) throw new UnavailableError(`the metrics cannot be gathered: ${answer.error ?? 'no reason given'}`);
+  return answer.text;
 }
 
 /** Tells the primary why this process cannot serve (it prints it, on one line), and exits once that is sent. */
@@ -67,6 +80,7 @@ const app = await buildServer({
   store, logger: fastifyLogger(setup.log), logRequests: setup.log.requests,
   answerCacheBytes: setup.answerCacheBytes, http,
   ingestStatus: setup.source === undefined ? undefined : ingestStatus,
+  metrics: { registry: httpProcessRegistry(), scrape: metrics, processMetrics: true },
 });
 const close = async () => {
   await app.close();

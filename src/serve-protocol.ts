@@ -24,11 +24,18 @@ export interface HttpProcessSetup {
 }
 
 /**
- * An HTTP process asks the primary how ingestion goes (the primary answers
- * with the same id), or says why it cannot serve before it exits.
+ * An HTTP process asks the primary how ingestion goes, or for the metrics of
+ * every process (the primary answers with the same id), or says why it
+ * cannot serve before it exits.
  */
-export type HttpProcessMessage = { type: 'ingestStatus?'; id: number } | { type: 'failed'; error: WireError };
-export type PrimaryMessage = { type: 'ingestStatus'; id: number; status: IngestStatus };
+export type HttpProcessMessage =
+  | { type: 'ingestStatus?'; id: number }
+  /** GET /metrics: every process's metrics, gathered by the primary. */
+  | { type: 'metrics?'; id: number }
+  | { type: 'failed'; error: WireError };
+export type PrimaryMessage =
+  | { type: 'ingestStatus'; id: number; status: IngestStatus }
+  | { type: 'metrics'; id: number; text?: string; error?: string };
 
 /** The environment variable that hands an HTTP process its setup. */
 export const HTTP_PROCESS_SETUP = 'LEDGER_QUERY_HTTP_PROCESS';

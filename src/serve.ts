@@ -11,6 +11,7 @@ import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { HttpOptions } from './api/http-options.js';
+import { primaryScrape } from './api/metrics/cluster.js';
 import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from './errors.js';
 import { startBackgroundIngest, type BackgroundIngest, type BackgroundIngestOptions, type IngestStatus } from './ingest/background.js';
 import { createLogger, fastifyLogger, type LogOptions } from './logging.js';
@@ -94,12 +95,15 @@ async function serveHere(o: ServeOptions): Promise<string> {
   const [{ buildServer }, { httpOptions }, { listenError }] = await Promise.all([
     import('./api/server.js'), import('./api/http-options.js'), import('./api/http-server.js'),
   ]);
+  const [{ Registry }, { registerIngestMetrics }] = await Promise.all([import('prom-client'), import('./api/metrics/ingest-metrics.js')]);
   const http = httpOptions(o.http);
   const store = await openStore(o.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs });
   let live: ReturnType<typeof ingestInBackground> | undefined;
+  const registry = new Registry();
+  if (o.live) registerIngestMetrics(registry, () => live!.status());
   const app = await buildServer({
     store, logger: fastifyLogger(o.log), logRequests: o.log.requests, answerCacheBytes: o.answerCacheBytes,
-    ingestStatus: o.live && (() => live!.status()), http,
+    ingestStatus: o.live && (() => live!.status()), http, metrics: { registry, processMetrics: true },
   });
   live = o.live && ingestInBackground({
     store: o.store, ...o.live,
@@ -145,6 +149,7 @@ async function servePrimary(o: ServeOptions): Promise<string> {
     onListening: (a) => log.info(`waiting for the core to connect to socket://${a.host}:${a.port}`),
   });
   const ingestion = live?.ingestion;
+  const scrape = primaryScrape(live?.status);
   const setup: HttpProcessSetup = {
     store: o.store, host: o.host, port: o.port, source: o.live?.spec, answerCacheBytes: o.answerCacheBytes, http: o.http ?? {},
     log: o.log,
@@ -166,6 +171,11 @@ async function servePrimary(o: ServeOptions): Promise<string> {
     child.on('message', (m: HttpProcessMessage) => {
       if (m.type === 'ingestStatus?' && live) {
         child.send({ type: 'ingestStatus', id: m.id, status: live.status() } satisfies PrimaryMessage);
+      } else if (m.type === 'metrics?') {
+        const reply = (answer: Omit<Extract<PrimaryMessage, { type: 'metrics' }>, 'type' | 'id'>) => {
+          if (child.isConnected()) child.send({ type: 'metrics', id: m.id, ...answer } satisfies PrimaryMessage);
+        };
+        scrape().then((text) => reply({ text }), (e: unknown) => reply({ error: e instanceof Error ? e.message : String(e) }));
       } else if (m.type === 'failed') {
         startFailure ??= fromWire(m.error);
       }

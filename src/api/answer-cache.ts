@@ -35,6 +35,8 @@ export class AnswerCache {
   private readonly entries = new Map<string, { answer: CachedAnswer; bytes: number }>();
   private block: string | undefined;
   private bytes = 0;
+  /** Lookups that found an answer, and that did not (for the metrics). */
+  readonly stats = { hits: 0, misses: 0 };
 
   constructor(readonly maxBytes: number) {}
 
@@ -42,7 +44,11 @@ export class AnswerCache {
   get(key: string, block: string): CachedAnswer | undefined {
     this.moveTo(block);
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) {
+      this.stats.misses++;
+      return undefined;
+    }
+    this.stats.hits++;
     // Re-inserted to mark it recently used: a Map iterates in insertion order.
     this.entries.delete(key);
     this.entries.set(key, entry);

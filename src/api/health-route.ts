@@ -8,6 +8,9 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { asLedgerError } from '../errors.js';
 import type { IngestStatus } from '../ingest/background.js';
 import type { CommittedBlock, QueryStore } from '../store/store.js';
+import { ANSWER_EXAMPLES } from './openapi/examples.js';
+import type { RouteDoc } from './openapi/route-doc.js';
+import { ref } from './openapi/schemas.js';
 
 export const HEALTH_PATH = '/health';
 export const READY_PATH = '/ready';
@@ -58,6 +61,22 @@ function send(reply: FastifyReply, status: number, body: object): FastifyReply {
 
 /** Seconds since the block's time (Unix ns). */
 const ageSeconds = (block: CommittedBlock) => Math.max(0, (Date.now() - Number(block.time / 1_000_000n)) / 1000);
+
+export const HEALTH_DOC: RouteDoc = {
+  path: HEALTH_PATH, operationId: 'health', tag: 'operations', summary: 'Can this instance serve?',
+  description: 'Its store can be read and its ingestion (if it has a source) has not failed. Not rate limited.',
+  parameters: [], refusals: [], unlimited: true,
+  answer: { description: 'It can.', schema: ref('Health'), example: ANSWER_EXAMPLES.health?.body, blockHeaders: false },
+  otherAnswers: { 503: { description: 'It cannot: `reason` says why.', schema: ref('Health'), blockHeaders: false } },
+};
+
+export const READY_DOC: RouteDoc = {
+  path: READY_PATH, operationId: 'ready', tag: 'operations', summary: 'Should a load balancer send it queries?',
+  description: 'Healthy, and the last block stored is no older than --ready-max-lag seconds (60; 0: never for lag). Not rate limited.',
+  parameters: [], refusals: [], unlimited: true,
+  answer: { description: 'Ready.', schema: ref('Ready'), blockHeaders: false },
+  otherAnswers: { 503: { description: '`lagging` or `unavailable`: `reason` says why.', schema: ref('Ready'), blockHeaders: false } },
+};
 
 export async function healthRoute(app: FastifyInstance, options: HealthOptions): Promise<void> {
   app.get(HEALTH_PATH, async (request, reply) => {

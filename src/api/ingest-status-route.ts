@@ -8,6 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import type { IngestRole, IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
 import { sendJson } from './envelope.js';
+import type { RouteDoc } from './openapi/route-doc.js';
+import { ref } from './openapi/schemas.js';
+import { PRETTY_PARAM } from './parameters.js';
 import { wantsPretty } from './params.js';
 import { readQuery } from './query.js';
 
@@ -19,6 +22,16 @@ interface StoredBlockStatus {
 }
 
 type StatusBody = (IngestStatus | { role: Extract<IngestRole, 'reader'> }) & StoredBlockStatus;
+
+export const INGEST_STATUS_DOC: RouteDoc = {
+  path: INGEST_STATUS_PATH, operationId: 'ingestStatus', tag: 'operations', summary: 'What ingestion is doing',
+  description:
+    'The role this instance holds (`writer`, `standby` waiting for the writer lock, or `reader` without a source), ' +
+    'the last block stored and its lag; with a source, its state, events/s, blocks stored and events skipped.',
+  parameters: [PRETTY_PARAM], refusals: [],
+  answer: { description: 'The status.', schema: ref('IngestStatus'), blockHeaders: false },
+  read: (url) => wantsPretty(readQuery(url)),
+};
 
 /** int64 values as strings, as everywhere else in the API. */
 function statusJson(s: StatusBody): string {

@@ -9,7 +9,9 @@ import { isOrderId } from '../domain/order.js';
 import {
   OrderIdInvalidError, OrderIdMissingError, OrderVersionInvalidError, RouteNotFoundError, UnparsableFieldError,
 } from './errors.js';
-import type { QueryParams } from './query.js';
+import { ORDER_VERSION_PARAM, protoName, type ParameterDecl } from './parameters.js';
+import { wantsPretty } from './params.js';
+import { readQuery, pathOf, type QueryParams } from './query.js';
 
 export const ORDER_PREFIX = '/api/v2/order/';
 export const VERSIONS_PREFIX = '/api/v2/order/versions/';
@@ -27,10 +29,12 @@ function parseInt32(field: string, text: string): bigint {
   return value;
 }
 
-/** The single value of a scalar field; the gateway refuses one given twice. */
-function scalar(q: QueryParams, name: string, field: string): string | undefined {
-  const given = q.all(name);
-  if (given.length > 1) throw new UnparsableFieldError(`too many values for field "${field}": ${given.map((p) => p.value).join(', ')}`);
+/** The single value of a scalar field (the gateway names it by its proto name); the gateway refuses one given twice. */
+function scalar(q: QueryParams, decl: ParameterDecl): string | undefined {
+  const given = q.all(decl.name);
+  if (given.length > 1) {
+    throw new UnparsableFieldError(`too many values for field "${protoName(decl.name)}": ${given.map((p) => p.value).join(', ')}`);
+  }
   return given[0]?.value;
 }
 
@@ -56,9 +60,15 @@ export function readOrderId(path: string, prefix: string): string {
 
 /** GET /order/{id}'s request: the id, and the version asked for. */
 export function readOrderRequest(path: string, q: QueryParams): { id: string; version?: bigint } {
-  const versionText = scalar(q, 'version', 'version');
-  const version = versionText === undefined ? undefined : parseInt32('version', versionText);
+  const versionText = scalar(q, ORDER_VERSION_PARAM);
+  const version = versionText === undefined ? undefined : parseInt32(protoName(ORDER_VERSION_PARAM.name), versionText);
   const id = readOrderId(path, ORDER_PREFIX);
   if (version !== undefined && version <= 0n) throw new OrderVersionInvalidError('');
   return version === undefined ? { id } : { id, version };
+}
+
+/** GET /order/{id}'s URL read as the route reads it (../order-route.ts), and as the OpenAPI document declares it. */
+export function readOrderUrl(url: string): { id: string; version?: bigint; pretty: boolean; query: QueryParams } {
+  const query = readQuery(url);
+  return { ...readOrderRequest(pathOf(url), query), pretty: wantsPretty(query), query };
 }

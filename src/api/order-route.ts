@@ -9,16 +9,14 @@ import type { QueryStore } from '../store/store.js';
 import type { CursorCodec } from './cursor.js';
 import { versionCursors } from './cursor.js';
 import { InvalidPaginationError, OrderNotFoundError } from './errors.js';
-import { ORDER_PREFIX, VERSIONS_PREFIX, readOrderId, readOrderRequest } from './order-request.js';
+import { ORDER_DOC, ORDER_VERSIONS_DOC } from './openapi/companions.js';
+import { ORDER_PREFIX, VERSIONS_PREFIX, readOrderId, readOrderUrl } from './order-request.js';
 import { queryRoute, servedEndpoint, type PageQueryReader, type ServedEndpoint } from './page-route.js';
-import { wantsPretty } from './params.js';
-import { ignoredParametersValue, pathOf, readQuery } from './query.js';
+import { ignoredParametersValue } from './query.js';
 
 function orderReader(store: QueryStore): PageQueryReader {
   return (url) => {
-    const query = readQuery(url);
-    const { id, version } = readOrderRequest(pathOf(url), query);
-    const pretty = wantsPretty(query);
+    const { id, version, pretty, query } = readOrderUrl(url);
     return {
       key: JSON.stringify(['order', id, version === undefined ? null : String(version), pretty]),
       pretty,
@@ -34,7 +32,7 @@ function orderReader(store: QueryStore): PageQueryReader {
 }
 
 export const orderEndpoint: ServedEndpoint = {
-  path: ORDER_PREFIX, prefix: true, route: queryRoute(ORDER_PREFIX, true, orderReader), reader: orderReader,
+  path: ORDER_PREFIX, prefix: true, route: queryRoute(ORDER_PREFIX, true, orderReader), reader: orderReader, doc: ORDER_DOC,
 };
 
 /** The versions of one order: the listing's filter is the order's id. */
@@ -52,4 +50,5 @@ export const versionsEndpoint = servedEndpoint<string, OrderVersionKey>({
     }
     return store.listOrderVersions(id, page);
   },
+  doc: ORDER_VERSIONS_DOC,
 });

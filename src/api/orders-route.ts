@@ -2,7 +2,9 @@
 import type { OrderFilter, OrderKey } from '../domain/order.js';
 import { orderAnswerKey } from './answer-key.js';
 import { orderCursors } from './cursor.js';
+import { InvalidFilterError } from './errors.js';
 import { servedEndpoint } from './page-route.js';
+import { ORDER_FILTER_PARAMS } from './parameters.js';
 import { readOrderFilter } from './params.js';
 
 export const ORDERS_PATH = '/api/v2/orders';
@@ -10,4 +12,15 @@ export const ORDERS_PATH = '/api/v2/orders';
 export const ordersEndpoint = servedEndpoint<OrderFilter, OrderKey>({
   path: ORDERS_PATH, field: 'orders', cursors: orderCursors, readFilter: readOrderFilter, answerKey: orderAnswerKey,
   list: (store, filter, page) => store.listOrders(filter, page),
+  doc: {
+    operationId: 'listOrders', tag: 'orders', summary: 'Orders: the current state of each, filtered and paged',
+    description:
+      'Newest first (`createdAt` descending, then id ascending) by default, or exactly the reverse with ' +
+      '`pagination.newestFirst=false`. Page forward with `pagination.first` and `pagination.after`, backward with ' +
+      '`pagination.last` and `pagination.before` (the original pages orders forward and newest first only). ' +
+      '`hasNextPage` and `hasPreviousPage` are exact. A `reason` appears only on orders an error stopped or rejected, ' +
+      '`icebergOrder` only on iceberg orders. Answers are kept until the next block: an `If-None-Match` naming the ' +
+      'ETag is answered 304.',
+    filters: ORDER_FILTER_PARAMS, answerSchema: 'ListOrdersResponse', refusals: [InvalidFilterError],
+  },
 });

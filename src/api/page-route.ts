@@ -10,7 +10,12 @@ import type { QueryStore } from '../store/store.js';
 import { fastPathFailure, sendAnswer, type PageQuery, type PageRouteOptions } from './answers.js';
 import type { CursorCodec } from './cursor.js';
 import { connectionBody } from './envelope.js';
-import { readPagination, wantsPretty, type ReadLimits } from './params.js';
+import { InvalidPaginationError, MalformedQueryError } from './errors.js';
+import { ANSWER_EXAMPLES } from './openapi/examples.js';
+import type { RefusalKind, RouteDoc } from './openapi/route-doc.js';
+import { ref } from './openapi/schemas.js';
+import { PAGINATION_PARAMS, PRETTY_PARAM, type ParameterDecl } from './parameters.js';
+import { DEFAULT_READ_LIMITS, readPagination, wantsPretty, type ReadLimits } from './params.js';
 import { ignoredParametersValue, pathOf, readQuery, type QueryParams } from './query.js';
 
 export interface PageEndpoint<F, K> {
@@ -25,6 +30,37 @@ export interface PageEndpoint<F, K> {
   /** The normalised query (./answer-key.ts). */
   answerKey: (filter: F, page: PageRequest<K>, cursors: CursorCodec<K>, pretty: boolean) => string;
   list: (store: QueryStore, filter: F, page: PageRequest<K>) => Promise<Page<K>>;
+  /**
+   * What the OpenAPI document says of it: a listing's page doc, or, for an
+   * endpoint served under a prefix (whose documented path names its path
+   * parameter), the whole route's doc. Either way its `read` is the endpoint's own.
+   */
+  doc: PageDoc | Omit<RouteDoc, 'read'>;
+}
+
+/** A listing's doc; the pagination and `pretty` parameters and their refusals are added. */
+export interface PageDoc {
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** The parameters readFilter reads (../parameters.ts). */
+  filters: Readonly<Record<string, ParameterDecl>>;
+  /** The answer's schema, a component of ./openapi/schemas.ts. */
+  answerSchema: string;
+  /** What readFilter refuses. */
+  refusals: readonly RefusalKind[];
+}
+
+/** A request URL of the endpoint read; throws ApiError for a parameter it refuses. */
+function readPageRequest<F, K>(endpoint: PageEndpoint<F, K>, url: string, limits: ReadLimits) {
+  const query = readQuery(url);
+  const path = pathOf(url);
+  let filter: F | undefined;
+  if (endpoint.prefix === true) filter = endpoint.readFilter(query, limits, path);
+  const page = readPagination(query, endpoint.cursors);
+  filter ??= endpoint.readFilter(query, limits, path);
+  return { page, filter, pretty: wantsPretty(query), query };
 }
 
 /** Reads a request URL of the endpoint; throws ApiError for a parameter it refuses. */
@@ -33,14 +69,7 @@ export type PageQueryReader = (url: string) => PageQuery;
 function pageQueryReader<F, K>(endpoint: PageEndpoint<F, K>, store: QueryStore, limits: ReadLimits): PageQueryReader {
   const { field, cursors } = endpoint;
   return (url) => {
-    const query = readQuery(url);
-    const path = pathOf(url);
-    let filter: F | undefined;
-    if (endpoint.prefix === true) filter = endpoint.readFilter(query, limits, path);
-    const page = readPagination(query, cursors);
-    filter ??= endpoint.readFilter(query, limits, path);
-    const pretty = wantsPretty(query);
-    const read = filter;
+    const { page, filter: read, pretty, query } = readPageRequest(endpoint, url, limits);
     return {
       key: endpoint.answerKey(read, page, cursors, pretty),
       pretty,
@@ -77,10 +106,28 @@ export interface ServedEndpoint {
   route: (app: FastifyInstance, options: PageRouteOptions) => Promise<void>;
   /** The reader of its URLs, for the fast path (./fast-path.ts). */
   reader: (store: QueryStore, limits: ReadLimits) => PageQueryReader;
+  /** What the OpenAPI document says of it. */
+  doc: RouteDoc;
+}
+
+function routeDoc<F, K>(endpoint: PageEndpoint<F, K>): RouteDoc {
+  const { doc } = endpoint;
+  const read = (url: string) => readPageRequest(endpoint, url, DEFAULT_READ_LIMITS);
+  if ('parameters' in doc) return { ...doc, read };
+  return {
+    path: endpoint.path, operationId: doc.operationId, tag: doc.tag, summary: doc.summary, description: doc.description,
+    parameters: [...Object.values(PAGINATION_PARAMS), ...Object.values(doc.filters), PRETTY_PARAM],
+    answer: {
+      description: 'One page, and whether rows lie beyond it either way.',
+      schema: ref(doc.answerSchema), example: ANSWER_EXAMPLES[doc.operationId]?.body, blockHeaders: true, etag: true,
+    },
+    refusals: [InvalidPaginationError, MalformedQueryError, ...doc.refusals],
+    read,
+  };
 }
 
 export function servedEndpoint<F, K>(endpoint: PageEndpoint<F, K>): ServedEndpoint {
   const reader = (store: QueryStore, limits: ReadLimits) => pageQueryReader(endpoint, store, limits);
   const prefix = endpoint.prefix === true;
-  return { path: endpoint.path, prefix, route: queryRoute(endpoint.path, prefix, reader), reader };
+  return { path: endpoint.path, prefix, route: queryRoute(endpoint.path, prefix, reader), reader, doc: routeDoc(endpoint) };
 }

@@ -1,6 +1,7 @@
 /**
  * Query parameters -> domain filters and page requests, with the original's
- * value rules. Every refusal is a 400 naming the parameter (as the client
+ * value rules. Each parameter is read through its declaration
+ * (./parameters.ts), which the OpenAPI document lists. Every refusal is a 400 naming the parameter (as the client
  * spelled it) and the offending value.
  */
 import type { BundleFilter } from '../domain/bundle.js';
@@ -9,6 +10,7 @@ import { NETWORK_PARTY, type OrderFilter } from '../domain/order.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../domain/page.js';
 import type { CursorCodec } from './cursor.js';
 import { InvalidEpochError, InvalidFilterError, InvalidPaginationError, quote, type ParameterRefusal } from './errors.js';
+import { BUNDLE_FILTER_PARAMS, ORDER_FILTER_PARAMS, PAGINATION_PARAMS, PRETTY_PARAM, type ParameterDecl } from './parameters.js';
 import type { QueryParam, QueryParams } from './query.js';
 
 const INT64_MIN = -(2n ** 63n);
@@ -35,7 +37,7 @@ function refuse(kind: ParameterRefusal, param: QueryParam, rule: string): never 
 }
 
 /** The single value of a non-repeated parameter; given twice is an error, as in the original. */
-function single(q: QueryParams, name: string, kind: ParameterRefusal): QueryParam | undefined {
+function single(q: QueryParams, { name }: ParameterDecl, kind: ParameterRefusal): QueryParam | undefined {
   const given = q.all(name);
   if (given.length > 1) {
     const [a, b] = given as [QueryParam, QueryParam];
@@ -57,7 +59,7 @@ export const DEFAULT_READ_LIMITS: ReadLimits = { maxListValues: 1000 };
  * Every item of a repeated parameter, from repeated keys and comma-separated
  * values alike; more than `max` of them is refused, naming the parameter.
  */
-function items(q: QueryParams, name: string, max: number): QueryParam[] {
+function items(q: QueryParams, { name }: ParameterDecl, max: number): QueryParam[] {
   const out: QueryParam[] = [];
   for (const param of q.all(name)) {
     if (!param.value.includes(',')) {
@@ -76,7 +78,7 @@ function unique<T>(values: T[]): T[] {
   return values.length < 2 ? values : [...new Set(values)];
 }
 
-function readBoolean(q: QueryParams, name: string, kind: ParameterRefusal): boolean | undefined {
+function readBoolean(q: QueryParams, name: ParameterDecl, kind: ParameterRefusal): boolean | undefined {
   const param = single(q, name, kind);
   if (param === undefined) return undefined;
   const value = parseBoolean(param.value);
@@ -84,7 +86,7 @@ function readBoolean(q: QueryParams, name: string, kind: ParameterRefusal): bool
   return value;
 }
 
-function readPageSize(q: QueryParams, name: string): number | undefined {
+function readPageSize(q: QueryParams, name: ParameterDecl): number | undefined {
   const param = single(q, name, InvalidPaginationError);
   if (param === undefined) return undefined;
   const size = SIGNED_DECIMAL.test(param.value) ? Number(param.value) : NaN;
@@ -95,7 +97,7 @@ function readPageSize(q: QueryParams, name: string): number | undefined {
 }
 
 /** A cursor parameter; an empty value counts as absent, so scripts can pass an empty "previous cursor". */
-function readCursorParam(q: QueryParams, name: string): QueryParam | undefined {
+function readCursorParam(q: QueryParams, name: ParameterDecl): QueryParam | undefined {
   const param = single(q, name, InvalidPaginationError);
   return param === undefined || param.value === '' ? undefined : param;
 }
@@ -109,18 +111,19 @@ function conflict(a: QueryParam, b: QueryParam): never {
  * `before`; a cursor alone implies its direction with the default size.
  */
 export function readPagination<K>(q: QueryParams, cursors: CursorCodec<K>): PageRequest<K> {
-  const firstParam = single(q, 'pagination.first', InvalidPaginationError);
-  const lastParam = single(q, 'pagination.last', InvalidPaginationError);
-  const after = readCursorParam(q, 'pagination.after');
-  const before = readCursorParam(q, 'pagination.before');
+  const P = PAGINATION_PARAMS;
+  const firstParam = single(q, P.first, InvalidPaginationError);
+  const lastParam = single(q, P.last, InvalidPaginationError);
+  const after = readCursorParam(q, P.after);
+  const before = readCursorParam(q, P.before);
   if (firstParam && lastParam) conflict(firstParam, lastParam);
   if (after && before) conflict(after, before);
   if (firstParam && before) conflict(firstParam, before);
   if (lastParam && after) conflict(lastParam, after);
 
-  const first = readPageSize(q, 'pagination.first');
-  const last = readPageSize(q, 'pagination.last');
-  const newestFirst = readBoolean(q, 'pagination.newestFirst', InvalidPaginationError) ?? true;
+  const first = readPageSize(q, P.first);
+  const last = readPageSize(q, P.last);
+  const newestFirst = readBoolean(q, P.newestFirst, InvalidPaginationError) ?? P.newestFirst.default;
   const backward = last !== undefined || before !== undefined;
   const cursorParam = backward ? before : after;
 
@@ -137,7 +140,7 @@ export function readPagination<K>(q: QueryParams, cursors: CursorCodec<K>): Page
   return page;
 }
 
-function readEnums(q: QueryParams, name: string, table: EnumTable, max: number): number[] | undefined {
+function readEnums(q: QueryParams, name: ParameterDecl, table: EnumTable, max: number): number[] | undefined {
   const given = items(q, name, max);
   if (given.length === 0) return undefined;
   return unique(given.map((param) => {
@@ -147,7 +150,7 @@ function readEnums(q: QueryParams, name: string, table: EnumTable, max: number):
   }));
 }
 
-function readIds(q: QueryParams, name: string, what: string, allowNetwork: boolean, max: number): string[] | undefined {
+function readIds(q: QueryParams, name: ParameterDecl, what: string, allowNetwork: boolean, max: number): string[] | undefined {
   const given = items(q, name, max);
   if (given.length === 0) return undefined;
   return unique(given.map((param) => {
@@ -159,7 +162,7 @@ function readIds(q: QueryParams, name: string, what: string, allowNetwork: boole
   }));
 }
 
-function readTimestamp(q: QueryParams, name: string): { param: QueryParam; value: bigint } | undefined {
+function readTimestamp(q: QueryParams, name: ParameterDecl): { param: QueryParam; value: bigint } | undefined {
   const param = single(q, name, InvalidFilterError);
   if (param === undefined) return undefined;
   const value = SIGNED_DECIMAL.test(param.value) ? BigInt(param.value) : undefined;
@@ -171,24 +174,25 @@ function readTimestamp(q: QueryParams, name: string): { param: QueryParam; value
 
 export function readOrderFilter(q: QueryParams, limits: ReadLimits = DEFAULT_READ_LIMITS): OrderFilter {
   const max = limits.maxListValues;
+  const F = ORDER_FILTER_PARAMS;
   const filter: OrderFilter = {};
-  const statuses = readEnums(q, 'filter.statuses', OrderStatus, max);
+  const statuses = readEnums(q, F.statuses, OrderStatus, max);
   if (statuses) filter.statuses = statuses;
-  const types = readEnums(q, 'filter.types', OrderType, max);
+  const types = readEnums(q, F.types, OrderType, max);
   if (types) filter.types = types;
-  const timeInForces = readEnums(q, 'filter.timeInForces', TimeInForce, max);
+  const timeInForces = readEnums(q, F.timeInForces, TimeInForce, max);
   if (timeInForces) filter.timeInForces = timeInForces;
-  if (readBoolean(q, 'filter.excludeLiquidity', InvalidFilterError)) filter.excludeLiquidity = true;
-  const partyIds = readIds(q, 'filter.partyIds', 'party id', true, max);
+  if (readBoolean(q, F.excludeLiquidity, InvalidFilterError)) filter.excludeLiquidity = true;
+  const partyIds = readIds(q, F.partyIds, 'party id', true, max);
   if (partyIds) filter.partyIds = partyIds;
-  const marketIds = readIds(q, 'filter.marketIds', 'market id', false, max);
+  const marketIds = readIds(q, F.marketIds, 'market id', false, max);
   if (marketIds) filter.marketIds = marketIds;
   // The original's reference is an optional string: present but empty matches orders without one.
-  const reference = single(q, 'filter.reference', InvalidFilterError);
+  const reference = single(q, F.reference, InvalidFilterError);
   if (reference) filter.reference = reference.value;
 
-  const start = readTimestamp(q, 'filter.dateRange.startTimestamp');
-  const end = readTimestamp(q, 'filter.dateRange.endTimestamp');
+  const start = readTimestamp(q, F.startTimestamp);
+  const end = readTimestamp(q, F.endTimestamp);
   if (start && end && start.value > end.value) {
     throw new InvalidFilterError(`${start.param.key}=${quote(start.param.value)} is after ${end.param.key}=${quote(end.param.value)}`);
   }
@@ -197,31 +201,32 @@ export function readOrderFilter(q: QueryParams, limits: ReadLimits = DEFAULT_REA
     if (start) filter.dateRange.start = start.value;
     if (end) filter.dateRange.end = end.value;
   }
-  if (readBoolean(q, 'filter.liveOnly', InvalidFilterError)) filter.liveOnly = true;
+  if (readBoolean(q, F.liveOnly, InvalidFilterError)) filter.liveOnly = true;
   return filter;
 }
 
 /** The bundle filters are plain strings in the original: empty means "no filter". */
-function nonEmpty(q: QueryParams, name: string, kind: ParameterRefusal): QueryParam | undefined {
+function nonEmpty(q: QueryParams, name: ParameterDecl, kind: ParameterRefusal): QueryParam | undefined {
   const param = single(q, name, kind);
   return param === undefined || param.value === '' ? undefined : param;
 }
 
 export function readBundleFilter(q: QueryParams): BundleFilter {
   const filter: BundleFilter = {};
-  const nodeId = nonEmpty(q, 'nodeId', InvalidFilterError);
+  const F = BUNDLE_FILTER_PARAMS;
+  const nodeId = nonEmpty(q, F.nodeId, InvalidFilterError);
   if (nodeId) {
     if (!HEX_ID.test(nodeId.value)) refuse(InvalidFilterError, nodeId, 'not a node id (64 hex characters)');
     filter.nodeId = nodeId.value.toLowerCase();
   }
-  const submitter = nonEmpty(q, 'submitter', InvalidFilterError);
+  const submitter = nonEmpty(q, F.submitter, InvalidFilterError);
   if (submitter) {
     if (!ETHEREUM_ADDRESS.test(submitter.value)) {
       refuse(InvalidFilterError, submitter, 'not an Ethereum address (0x and 40 hex characters)');
     }
     filter.submitter = submitter.value.toLowerCase();
   }
-  const epochSeq = nonEmpty(q, 'epochSeq', InvalidEpochError);
+  const epochSeq = nonEmpty(q, F.epochSeq, InvalidEpochError);
   if (epochSeq) {
     const value = UNSIGNED_DECIMAL.test(epochSeq.value) ? BigInt(epochSeq.value) : undefined;
     if (value === undefined || value > UINT64_MAX) refuse(InvalidEpochError, epochSeq, 'not a base-10 unsigned 64-bit integer');
@@ -232,5 +237,5 @@ export function readBundleFilter(q: QueryParams): BundleFilter {
 
 /** `?pretty`, with any value or none, asks for indented JSON. */
 export function wantsPretty(q: QueryParams): boolean {
-  return q.has('pretty');
+  return q.has(PRETTY_PARAM.name);
 }

@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
+import { Registry } from 'prom-client';
 import { LedgerError, QueryTimeoutError } from '../errors.js';
 import type { IngestStatus } from '../ingest/background.js';
 import type { QueryStore } from '../store/store.js';
@@ -25,6 +26,7 @@ import {
   RouteNotFoundError,
   UnavailableError,
 } from './errors.js';
+import { docsRoutes } from './docs-route.js';
 import { FastPath } from './fast-path.js';
 import { FrontDoor } from './front-door.js';
 import { HEALTH_PATH, healthRoute, READY_PATH } from './health-route.js';
@@ -32,12 +34,15 @@ import { httpOptions, type HttpOptions } from './http-options.js';
 import { createHttpServer } from './http-server.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
 import { KnownBlock } from './known-block.js';
+import { METRICS_PATH, metricsRoute } from './metrics/metrics-route.js';
+import { labelRoute, ServerMetrics } from './metrics/server-metrics.js';
 import { orderEndpoint, versionsEndpoint } from './order-route.js';
 import { ordersEndpoint } from './orders-route.js';
 import type { ServedEndpoint } from './page-route.js';
 import { RateLimiter } from './rate-limit.js';
 import { requestIds } from './request-id.js';
 import { attachOrderStreams, type StreamServer } from './stream/attach.js';
+import { STREAM_ORDERS_PATH } from './stream/request.js';
 
 export interface ServerOptions {
   store: QueryStore;
@@ -56,6 +61,14 @@ export interface ServerOptions {
   http?: Partial<HttpOptions>;
   /** Bytes of URLs the fast path remembers (./fast-path.ts); its default if absent. */
   urlMapBytes?: number;
+  /** GET /metrics (./metrics/): what this server counts goes in `registry` (a new one if absent). */
+  metrics?: {
+    registry?: Registry;
+    /** What GET /metrics answers: `registry`'s text if absent (under serve --workers, every process's, through the primary). */
+    scrape?: () => Promise<string>;
+    /** Node's process metrics too (memory, CPU, event loop): for a served process, not for a test's many servers. */
+    processMetrics?: boolean;
+  };
 }
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -106,17 +119,25 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const fastPath = cache !== undefined && opts.logRequests !== true
     ? new FastPath(cache, store, PAGE_ENDPOINTS.map((e) => ({ path: e.path, prefix: e.prefix, reader: e.reader(store, limits) })), opts.urlMapBytes)
     : undefined;
+  const registry = opts.metrics?.registry ?? new Registry();
+  const metrics = new ServerMetrics(registry, {
+    store: opts.store, cache, pool: opts.store.connections && (() => opts.store.connections!()),
+  }, { processMetrics: opts.metrics?.processMetrics === true });
   const front = new FrontDoor({
     cors: { origins: http.corsOrigins, maxAgeSeconds: http.corsMaxAgeSeconds },
     rateLimiter: http.rateLimit && new RateLimiter(http.rateLimit, http.trustedProxies),
     known,
-    unlimited: new Set([HEALTH_PATH, READY_PATH]),
+    // The load balancer's checks and the scraper's.
+    unlimited: new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]),
   });
   let warn = (_message: string) => {};
   let streams: StreamServer | undefined;
   const app = Fastify({
     // Every request meets the front door, then the stream, the fast path (if any), then Fastify.
     serverFactory: (handler) => createHttpServer(http, (req, res) => {
+      const started = performance.now();
+      // 'close', not 'finish': a stream's client leaves it, and its answer never finishes.
+      res.once('close', () => metrics.answered(req, res.statusCode, started));
       if (!front.admit(req, res)) return;
       if (streams?.serveHttp(req, res) === true) return;
       if (fastPath === undefined) return void handler(req, res);
@@ -141,6 +162,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   streams = attachOrderStreams(app.server, store, { perClient: http.streamsPerClient, known, closing: () => front.closing });
   // Requests that reach Fastify without the server's listener (inject()) meet the front door here.
   app.addHook('onRequest', async (request, reply) => {
+    labelRoute(request.raw, request.routeOptions.url);
     if (front.admit(request.raw, reply.raw)) return;
     reply.hijack();
     return reply;
@@ -163,6 +185,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     return sendError(reply, new RouteNotFoundError('Not Found'));
   });
 
+  app.addHook('onRoute', (route) => metrics.addRoute(route.url));
+  // Served outside Fastify (./stream/attach.ts): no route of its own tells the metrics its label.
+  metrics.addRoute(STREAM_ORDERS_PATH);
   // Registered before the routes: it hooks each route as it is added.
   await app.register(compress, { encodings: ['gzip', 'br', 'deflate'] });
   if (http.corsOrigins !== '*' && http.corsOrigins.length > 0) {
@@ -177,5 +202,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(queryRoutes, { store, cache, limits });
   await app.register(healthRoute, { store, ingestStatus: opts.ingestStatus, readyMaxLagSeconds: http.readyMaxLagSeconds });
   await app.register(ingestStatusRoute, { status: opts.ingestStatus, store });
+  await app.register(metricsRoute, { scrape: opts.metrics?.scrape ?? (() => registry.metrics()) });
+  await app.register(docsRoutes);
   return app;
 }

@@ -22,6 +22,8 @@ export interface IngestStatus {
   /** The last committed block and how far behind now it is: filled in from the store, the one source of truth. */
   lastBlock?: { height: bigint; time: bigint };
   lagSeconds?: number;
+  /** The newest block height read from the source, stored or not yet (the lag in blocks: this less lastBlock's). */
+  heightRead?: bigint;
   events: number;
   blocksCommitted: number;
   blocksAlreadyStored: number;
@@ -76,6 +78,8 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
     status.blocksAlreadyStored = s.blocksAlreadyStored;
     status.blocksWithOtherHash = s.blocksWithOtherHash;
     if (s.incompleteBlock) status.incompleteBlock = s.incompleteBlock;
+    if (s.lastBlock) status.lastBlock = { height: s.lastBlock.height, time: s.lastBlock.time };
+    if (s.heightRead !== undefined) status.heightRead = s.heightRead;
     status.skipped = { outsideBlock: s.eventsOutsideBlock, byType: s.skippedByType };
     const now = Date.now();
     samples.push({ at: now, events: s.events });

@@ -36,6 +36,8 @@ export interface IngestStats {
   eventsOutsideBlock: number;
   skippedByType: Record<string, number>;
   lastBlock: CommittedBlock | undefined;
+  /** The newest height read from the source beyond the stored ones: stored, or waiting to be (the lag's other end). */
+  heightRead?: bigint;
   /**
    * The source ended inside a block, which is not stored: its height (unknown
    * when its BeginBlock was cut off) and the offset where it starts.
@@ -224,6 +226,7 @@ export async function ingest<B extends BlockBatch>(
       await fail(`block ${block.height} cannot be stored: ${(e as Error).message}`, offset);
     }
     last = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
+    stats.heightRead = block.height;
     if (group.isDue()) await commit();
   };
 

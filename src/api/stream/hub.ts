@@ -11,6 +11,7 @@
 import type { BlockChanges, LiveOrders, OrderChange, StreamFilter } from '../../domain/order-stream.js';
 import { snapshotFrames, streamOrderJson, updateFrames } from './frames.js';
 import { StreamResumeError } from '../errors.js';
+import { streamSubscribers } from '../metrics/stream-subscribers.js';
 
 /** What the hub reads of the store. */
 export interface OrderStreamSource {
@@ -123,10 +124,11 @@ export class OrderStreamHub {
     }
     const sub = new Subscriber(filter, sink, start);
     this.subscribers.add(sub);
+    streamSubscribers.opened();
     try {
       await this.catchUp(sub);
     } catch (e) {
-      this.subscribers.delete(sub);
+      this.unsubscribe(sub);
       throw e;
     }
     return () => this.unsubscribe(sub);
@@ -164,7 +166,8 @@ export class OrderStreamHub {
 
   private unsubscribe(sub: Subscriber): void {
     sub.ended = true;
-    this.subscribers.delete(sub);
+    // Once per subscriber, however many ways it ends (it left, was dropped, the server closed).
+    if (this.subscribers.delete(sub)) streamSubscribers.closed();
   }
 
   private end(sub: Subscriber, reason: StreamEnd): void {

@@ -228,6 +228,10 @@ export class PostgresStore implements QueryStore {
     return row && { height: BigInt(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
   }
 
+  connections(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

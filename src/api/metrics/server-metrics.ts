@@ -1,0 +1,167 @@
+/**
+ * An HTTP process's metrics, in a prom-client registry: requests by route
+ * and status and their latency (counted when the answer is sent, whichever
+ * path answered it: the front door, the fast path or Fastify), the answer
+ * cache's hits and misses, the last block stored and how far behind now it
+ * is, stream subscribers and the PostgreSQL pool. Everything that has a
+ * counter elsewhere (the cache, the store, the pool) is read when scraped,
+ * not counted again per request; what a request adds is one timer, a label
+ * lookup, one counter and one histogram: a few us (BENCHMARKS.md, "Metrics").
+ */
+import type { IncomingMessage } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { QueryStore } from '../../store/store.js';
+import type { AnswerCache } from '../answer-cache.js';
+import { streamSubscribers } from './stream-subscribers.js';
+
+/** Every metric's name starts so. */
+export const METRIC_PREFIX = 'ledger_query_';
+
+/** A request that matched no route (a 404), and one answered before any route was chosen for a path with parameters. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+const ROUTE = Symbol('the route that answered');
+
+/** Names the route (its template, `/docs/static/*`) that answers `req`, for its metrics. */
+export function labelRoute(req: IncomingMessage, route: string | undefined): void {
+  (req as IncomingMessage & { [ROUTE]?: string })[ROUTE] = route ?? UNMATCHED_ROUTE;
+}
+
+/** The connections of a PostgreSQL store's pool (pg's Pool counts). */
+export interface PoolCounts {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface MetricsSources {
+  /** Read for the last block when scraped. */
+  store: QueryStore;
+  cache: AnswerCache | undefined;
+  /** The store's pool, if it has one. */
+  pool?: (() => PoolCounts) | undefined;
+}
+
+/**
+ * Latency buckets, in seconds: cached pages take ~0.1-0.5 ms, computed ones
+ * 1-50 ms, the slowest queries up to the query timeout (10 s).
+ */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class ServerMetrics {
+  private readonly requests: Counter<'route' | 'status'>;
+  private readonly latency: Histogram<'route'>;
+  /** Paths served without parameters in them: a request answered before Fastify is labelled by its path if it is one. */
+  private readonly exactRoutes = new Set<string>();
+  /** Routes served under a prefix (`/api/v2/order/*`), longest first: such a request answered before Fastify is labelled by the longest it starts with. */
+  private prefixRoutes: string[] = [];
+
+  constructor(readonly registry: Registry, sources: MetricsSources, options: { processMetrics?: boolean } = {}) {
+    const registers = [registry];
+    const name = (n: string) => METRIC_PREFIX + n;
+    this.requests = new Counter({
+      name: name('http_requests_total'), help: 'HTTP requests answered, by route (its template) and status.',
+      labelNames: ['route', 'status'], registers,
+    });
+    this.latency = new Histogram({
+      name: name('http_request_duration_seconds'), help: 'Time from a request\'s arrival to its answer sent, by route.',
+      labelNames: ['route'], buckets: LATENCY_BUCKETS, registers,
+    });
+    const { cache, store, pool } = sources;
+    new Counter({
+      name: name('answer_cache_hits_total'), help: 'Page requests answered from the answer cache.', registers,
+      collect() {
+        this.reset();
+        this.inc(cache?.stats.hits ?? 0);
+      },
+    });
+    new Counter({
+      name: name('answer_cache_misses_total'), help: 'Page requests whose answer was read from the store (and kept).', registers,
+      collect() {
+        this.reset();
+        this.inc(cache?.stats.misses ?? 0);
+      },
+    });
+    new Gauge({
+      name: name('answer_cache_bytes'), help: 'Bytes of answers kept.', registers,
+      collect() {
+        this.set(cache?.size.bytes ?? 0);
+      },
+    });
+    // Before the last block's gauges: a scrape reads the pool as it was, before its own read of the last block.
+    if (pool !== undefined) {
+      const poolGauge = (n: string, help: string, value: (c: PoolCounts) => number) => new Gauge({
+        name: name(n), help, registers,
+        collect() {
+          this.set(value(pool()));
+        },
+      });
+      poolGauge('pg_pool_connections', 'PostgreSQL connections the pool holds open.', (c) => c.total);
+      poolGauge('pg_pool_in_use', 'PostgreSQL connections running a query.', (c) => c.total - c.idle);
+      poolGauge('pg_pool_idle', 'PostgreSQL connections open and idle.', (c) => c.idle);
+      poolGauge('pg_pool_waiting', 'Queries waiting for a PostgreSQL connection.', (c) => c.waiting);
+    }
+    // Every HTTP process reads the same store: the newest of what they say, not their sum.
+    let lastBlock: Promise<{ height: number; seconds: number } | undefined> | undefined;
+    const readLastBlock = () => {
+      // One read per scrape for the three gauges.
+      lastBlock ??= store.lastBlock().then(
+        (b) => b && { height: Number(b.height), seconds: Number(b.time / 1000n) / 1e6 },
+        () => undefined,
+      ).finally(() => setImmediate(() => (lastBlock = undefined)));
+      return lastBlock;
+    };
+    new Gauge({
+      name: name('last_block_height'), help: 'Height of the last block stored (0 before any).', aggregator: 'max', registers,
+      async collect() {
+        this.set((await readLastBlock())?.height ?? 0);
+      },
+    });
+    new Gauge({
+      name: name('last_block_timestamp_seconds'), help: 'Time of the last block stored, Unix seconds (0 before any).', aggregator: 'max', registers,
+      async collect() {
+        this.set((await readLastBlock())?.seconds ?? 0);
+      },
+    });
+    new Gauge({
+      name: name('ingest_lag_seconds'), help: 'Seconds between the last block\'s time and now (as /ready reads it).', aggregator: 'min', registers,
+      async collect() {
+        const block = await readLastBlock();
+        if (block === undefined) this.reset();
+        else this.set(Math.max(0, Date.now() / 1000 - block.seconds));
+      },
+    });
+    new Gauge({
+      name: name('stream_subscribers'), help: 'Order streams open (GET /api/v2/stream/orders).', registers,
+      collect() {
+        this.set(streamSubscribers.count);
+      },
+    });
+    if (options.processMetrics === true) collectDefaultMetrics({ register: registry });
+  }
+
+  /**
+   * A route served (its template): one without parameters, or with only a
+   * trailing `*` (a prefix), labels requests answered before Fastify too
+   * (by the fast path, the stream, the front door).
+   */
+  addRoute(template: string): void {
+    if (!/[:*]/.test(template)) this.exactRoutes.add(template);
+    else if (/^[^:*]*\*$/.test(template)) {
+      this.prefixRoutes = [...new Set([...this.prefixRoutes, template])].sort((a, b) => b.length - a.length);
+    }
+  }
+
+  /** Counts the answer to `req` with `status`, `started` (performance.now()) when it arrived. */
+  answered(req: IncomingMessage, status: number, started: number): void {
+    let route = (req as IncomingMessage & { [ROUTE]?: string })[ROUTE];
+    if (route === undefined) {
+      const url = req.url ?? '';
+      const end = url.indexOf('?');
+      const path = end < 0 ? url : url.slice(0, end);
+      route = this.exactRoutes.has(path) ? path : this.prefixRoutes.find((p) => path.startsWith(p.slice(0, -1))) ?? UNMATCHED_ROUTE;
+    }
+    this.requests.inc({ route, status });
+    this.latency.observe({ route }, (performance.now() - started) / 1000);
+  }
+}

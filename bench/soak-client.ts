@@ -37,6 +37,7 @@ export interface ClientCounts {
   badStatus: number;
   /** The statuses of those answers, with their counts. */
   statuses: Record<string, number>;
+  /** Requests not answered within 10 s of when they were due (waiting for a free connection included). */
   timeouts: number;
   /** Connection refused or reset, a socket closed mid-answer. */
   socketErrors: number;
@@ -61,6 +62,7 @@ function percentile(sorted: Float64Array, p: number): number {
 
 /** Latencies and errors gathered between two reports. */
 class Tally {
+  requests = 0;
   latencies: number[] = [];
   badStatus = 0;
   statuses: Record<string, number> = {};
@@ -76,7 +78,7 @@ class Tally {
   counts(at: number, seconds: number): ClientCounts {
     const sorted = Float64Array.from(this.latencies).sort();
     return {
-      at, seconds, requests: this.latencies.length + this.timeouts + this.socketErrors,
+      at, seconds, requests: this.requests,
       badStatus: this.badStatus, statuses: this.statuses, timeouts: this.timeouts, socketErrors: this.socketErrors,
       samples: this.samples, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN,
       blockHeight: this.blockHeight,
@@ -96,6 +98,8 @@ export async function runClient(job: ClientJob, report: (m: ClientMessage) => vo
   /** One request of the rotation, its latency counted from `due` (ms, performance.now()). */
   const one = (due: number) => new Promise<void>((resolve) => {
     const path = job.paths[next++ % job.paths.length]!;
+    all.requests++;
+    window.requests++;
     const fail = (kind: 'timeouts' | 'socketErrors', message: string) => {
       for (const t of [all, window]) {
         t[kind]++;
@@ -112,6 +116,11 @@ export async function runClient(job: ClientJob, report: (m: ClientMessage) => vo
         const latency = performance.now() - due;
         for (const t of [all, window]) {
           t.latencies.push(latency);
+          // Answered, but later than a client would have waited: the server had fallen behind.
+          if (latency > TIMEOUT_MS) {
+            t.timeouts++;
+            t.note(`timeout: answered ${(latency / 1000).toFixed(1)} s after it was due: ${path}`);
+          }
           if (height > t.blockHeight) t.blockHeight = height;
           if (status < 200 || status >= 400) {
             t.badStatus++;

@@ -36,7 +36,11 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 30_000);
+    // A server that does not start in time is killed: left running, it would keep the test's process, and the suite, alive.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start within 30 s:\n${out}`));
+    }, 30_000);
     const check = () => {
       const m = /listening at (http:\/\/[\d.:[\]a-z]+)/i.exec(out);
       if (m) {

@@ -15,7 +15,8 @@
  * 2. The request mix: every filter shape of bench/shapes.ts (orders with
  *    each filter, their combination, bundles), pages of 10, 50, 100 and 1000,
  *    both orderings and directions, random cursors and repeated first pages.
- * 3. The maximum: as many requests as 16 connections get answered, for 20 s.
+ * 3. The maximum: as many requests as 16 connections get answered, for 20 s
+ *    after 10 s of the same.
  * 4. The soak: 80% of that, evenly paced, for --seconds (300). Every 10 s one
  *    line: requests, p50/p99, errors, the server's RSS (VmRSS summed over
  *    `serve` and its HTTP processes), the last block queries saw.
@@ -49,7 +50,7 @@ import type { StoreConfig } from '../src/store/store.js';
 import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from '../test/support/pg-server.js';
 import { BENCH_DATA } from './dataset.js';
 import { processRss, processTree, startProcess, type RunningServer, type Rss } from './load.js';
-import { casePaths, chooseShapes, cursorPool, type Case, type Shape } from './shapes.js';
+import { casePaths, chooseShapes, cursorPool, shuffled, type Case, type Shape } from './shapes.js';
 import type { ClientCounts, ClientJob, ClientMessage } from './soak-client.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
@@ -147,11 +148,10 @@ async function caughtUp(origin: string, height: number): Promise<IngestStatus> {
   }
 }
 
-
 /**
  * The request mix: for each shape, one path per cursor of its pool, the
- * cursors taking turns at the variants below (a page of 1000 one time in 20:
- * one costs about what 20 pages of 50 do), shuffled together.
+ * cursors taking turns at the variants below (a page of 1000 one time in 20,
+ * a fifth of the mix's time: BENCHMARKS.md, "Soak"), shuffled together.
  */
 async function requestMix(config: StoreConfig): Promise<{ paths: string[]; shapes: Shape[] }> {
   const store = await openStore(config, { readOnly: true });
@@ -173,14 +173,7 @@ async function requestMix(config: StoreConfig): Promise<{ paths: string[]; shape
         paths.push(casePaths({ ...variant, shape }, [cursor])[0]!);
       });
     }
-    // A deterministic shuffle, so two runs ask in the same order.
-    let seed = SEED;
-    for (let i = paths.length - 1; i > 0; i--) {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      const j = seed % (i + 1);
-      [paths[i], paths[j]] = [paths[j]!, paths[i]!];
-    }
-    return { paths, shapes };
+    return { paths: shuffled(paths), shapes };
   } finally {
     await store.close();
   }
@@ -355,7 +348,8 @@ async function main(): Promise<boolean> {
     const ratio = first && last ? last.rss.total / first.rss.total : NaN;
     const flat = Math.abs(ratio - 1) <= 0.1;
     const p99s = samples.map((s) => s.counts.p99);
-    const stalled = samples.filter((s, i) => s.height <= (i === 0 ? startHeight : samples[i - 1]!.height));
+    // A last window cut short may end before the next block: only windows of 5 s or more are asked for one.
+    const stalled = samples.filter((s, i) => s.counts.seconds >= WINDOW_SECONDS / 2 && s.height <= (i === 0 ? startHeight : samples[i - 1]!.height));
     const ingesting = end.state === 'running' && stalled.length === 0;
     log('');
     log(`summary (${backend}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}):`);
@@ -364,7 +358,7 @@ async function main(): Promise<boolean> {
       `timeouts ${total.timeouts}, socket errors ${total.socketErrors})${total.samples.length ? `: ${total.samples.join('; ')}` : ''}`);
     log(`- latency: p50 ${fmt(total.p50, 2)} ms, p99 ${fmt(total.p99, 2)} ms, max ${fmt(total.max)} ms over the run; ` +
       `p99 per ${WINDOW_SECONDS} s window ${fmt(Math.min(...p99s), 2)}-${fmt(Math.max(...p99s), 2)} ms`);
-    log(`- RSS: ${first ? `${fmt(first.rss.total)} MB at t=${fmt(first.at)} s (the end of the ${warmup} s warm-up, whose growth is not judged), ` +
+    log(`- RSS: ${first ? `${fmt(first.rss.total)} MB at t=${fmt(first.at)} s (the first sample at or after the ${warmup} s warm-up; growth before it is not judged), ` +
       `${fmt(last!.rss.total)} MB at the end: ratio ${ratio.toFixed(3)}; after warm-up ${fmt(Math.min(...steady.map((s) => s.rss.total)))}-` +
       `${fmt(Math.max(...steady.map((s) => s.rss.total)))} MB (anon ${fmt(first.rss.anon)} -> ${fmt(last!.rss.anon)} MB); ` +
       `per process (serve, then its HTTP processes) ${first.each.map((r) => fmt(r.total)).join(' + ')} -> ${last!.each.map((r) => fmt(r.total)).join(' + ')} MB, ` +

@@ -87,7 +87,7 @@ async function spreadKeys(store: QueryStore, filter: OrderFilter, count: number,
 }
 
 /** A deterministic shuffle, so two runs ask the same pages in the same order. */
-function shuffled<T>(items: readonly T[]): T[] {
+export function shuffled<T>(items: readonly T[]): T[] {
   const out = [...items];
   let seed = 42;
   for (let i = out.length - 1; i > 0; i--) {

@@ -4,15 +4,19 @@
  * flat.
  *
  * 1. A simulated network (src/simulate) is written to an event file as it
- *    goes: a base of blocks at once (5000, ~250,000 orders), which `serve
+ *    goes: a base of blocks at once (10,000, ~500,000 orders), which `serve
  *    --source file://... --follow` catches up with, then one block every
  *    1/bps s for the rest of the run, so that blocks keep committing
- *    throughout. The soak starts --settle-seconds (150) after the catch-up
- *    ended (BENCHMARKS.md, "Soak", says why).
+ *    throughout. The base is larger than the embedded writer's page cache
+ *    (256 MB), so that catching up fills it to its bound, and the soak starts
+ *    --settle-seconds (150) after the catch-up ended, once the memory of its
+ *    burst is handed back (BENCHMARKS.md, "Soak": a smaller base left the
+ *    cache filling, by 55 MB over the next 10 minutes).
  * 2. The request mix: every filter shape of bench/shapes.ts (orders with
  *    each filter, their combination, bundles), pages of 10, 50, 100 and 1000,
  *    both orderings and directions, random cursors and repeated first pages.
- * 3. The maximum: as many requests as 16 connections get answered, for 20 s.
+ * 3. The maximum: as many requests as 16 connections get answered, for 20 s
+ *    after 10 s of the same.
  * 4. The soak: 80% of that, evenly paced, for --seconds (300). Every 10 s one
  *    line: requests, p50/p99, errors, the server's RSS (VmRSS summed over
  *    `serve` and its HTTP processes), the last block queries saw.
@@ -46,7 +50,7 @@ import type { StoreConfig } from '../src/store/store.js';
 import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from '../test/support/pg-server.js';
 import { BENCH_DATA } from './dataset.js';
 import { processRss, processTree, startProcess, type RunningServer, type Rss } from './load.js';
-import { casePaths, chooseShapes, cursorPool, type Case, type Shape } from './shapes.js';
+import { casePaths, chooseShapes, cursorPool, shuffled, type Case, type Shape } from './shapes.js';
 import type { ClientCounts, ClientJob, ClientMessage } from './soak-client.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
@@ -144,11 +148,10 @@ async function caughtUp(origin: string, height: number): Promise<IngestStatus> {
   }
 }
 
-
 /**
  * The request mix: for each shape, one path per cursor of its pool, the
- * cursors taking turns at the variants below (a page of 1000 one time in 20:
- * one costs about what 20 pages of 50 do), shuffled together.
+ * cursors taking turns at the variants below (a page of 1000 one time in 20,
+ * a fifth of the mix's time: BENCHMARKS.md, "Soak"), shuffled together.
  */
 async function requestMix(config: StoreConfig): Promise<{ paths: string[]; shapes: Shape[] }> {
   const store = await openStore(config, { readOnly: true });
@@ -170,14 +173,7 @@ async function requestMix(config: StoreConfig): Promise<{ paths: string[]; shape
         paths.push(casePaths({ ...variant, shape }, [cursor])[0]!);
       });
     }
-    // A deterministic shuffle, so two runs ask in the same order.
-    let seed = SEED;
-    for (let i = paths.length - 1; i > 0; i--) {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      const j = seed % (i + 1);
-      [paths[i], paths[j]] = [paths[j]!, paths[i]!];
-    }
-    return { paths, shapes };
+    return { paths: shuffled(paths), shapes };
   } finally {
     await store.close();
   }
@@ -258,7 +254,7 @@ async function main(): Promise<boolean> {
       'database-url': { type: 'string' },
       postgres: { type: 'boolean', default: false },
       'blocks-per-second': { type: 'string', default: '1' },
-      'base-blocks': { type: 'string', default: '5000' },
+      'base-blocks': { type: 'string', default: '10000' },
       connections: { type: 'string', default: '16' },
       load: { type: 'string', default: '0.8' },
       'settle-seconds': { type: 'string', default: '150' },
@@ -318,8 +314,8 @@ async function main(): Promise<boolean> {
     const settleUntil = caughtUpAt + settleSeconds * 1000;
     if (Date.now() < settleUntil) {
       log(`settling: the soak starts ${settleSeconds} s after the catch-up ended, while blocks keep coming ` +
-        '(the catch-up fills the embedded writer\'s page cache to its bound, the steady state, and memory its burst held is handed back ' +
-        'over the next 1-2 minutes: BENCHMARKS.md, "Soak")');
+        '(catching up with a store larger than the embedded writer\'s 256 MB page cache fills that cache to its bound, the steady state; ' +
+        'memory the burst held is handed back over the next 1-2 minutes: BENCHMARKS.md, "Soak")');
       await new Promise((r) => setTimeout(r, settleUntil - Date.now()));
     }
 
@@ -352,7 +348,8 @@ async function main(): Promise<boolean> {
     const ratio = first && last ? last.rss.total / first.rss.total : NaN;
     const flat = Math.abs(ratio - 1) <= 0.1;
     const p99s = samples.map((s) => s.counts.p99);
-    const stalled = samples.filter((s, i) => s.height <= (i === 0 ? startHeight : samples[i - 1]!.height));
+    // A last window cut short may end before the next block: only windows of 5 s or more are asked for one.
+    const stalled = samples.filter((s, i) => s.counts.seconds >= WINDOW_SECONDS / 2 && s.height <= (i === 0 ? startHeight : samples[i - 1]!.height));
     const ingesting = end.state === 'running' && stalled.length === 0;
     log('');
     log(`summary (${backend}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}):`);
@@ -361,7 +358,7 @@ async function main(): Promise<boolean> {
       `timeouts ${total.timeouts}, socket errors ${total.socketErrors})${total.samples.length ? `: ${total.samples.join('; ')}` : ''}`);
     log(`- latency: p50 ${fmt(total.p50, 2)} ms, p99 ${fmt(total.p99, 2)} ms, max ${fmt(total.max)} ms over the run; ` +
       `p99 per ${WINDOW_SECONDS} s window ${fmt(Math.min(...p99s), 2)}-${fmt(Math.max(...p99s), 2)} ms`);
-    log(`- RSS: ${first ? `${fmt(first.rss.total)} MB at t=${fmt(first.at)} s (the end of the ${warmup} s warm-up, whose growth is not judged), ` +
+    log(`- RSS: ${first ? `${fmt(first.rss.total)} MB at t=${fmt(first.at)} s (the first sample at or after the ${warmup} s warm-up; growth before it is not judged), ` +
       `${fmt(last!.rss.total)} MB at the end: ratio ${ratio.toFixed(3)}; after warm-up ${fmt(Math.min(...steady.map((s) => s.rss.total)))}-` +
       `${fmt(Math.max(...steady.map((s) => s.rss.total)))} MB (anon ${fmt(first.rss.anon)} -> ${fmt(last!.rss.anon)} MB); ` +
       `per process (serve, then its HTTP processes) ${first.each.map((r) => fmt(r.total)).join(' + ')} -> ${last!.each.map((r) => fmt(r.total)).join(' + ')} MB, ` +

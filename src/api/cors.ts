@@ -65,6 +65,15 @@ export function corsHeaders(policy: CorsPolicy, req: IncomingMessage): OutgoingH
   return headers;
 }
 
+/**
+ * The CORS headers of a refusal of a request that could not be read (Node's
+ * parser gave up on it, its Origin unknown): every origin's, when every
+ * origin is allowed, so that a page whose URL was too long reads why.
+ */
+export function corsHeadersUnread(policy: CorsPolicy): OutgoingHttpHeaders {
+  return policy.origins === '*' ? { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED } : {};
+}
+
 /** Is `req` a preflight: OPTIONS, from a page, asking whether a method may be used? */
 export function isPreflight(req: IncomingMessage): boolean {
   return req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { asLedgerError, ListenError, type LedgerError } from '../errors.js';
+import { corsHeadersUnread } from './cors.js';
 import { GrpcCode, HttpRefusalError, type ApiError } from './errors.js';
 import type { HttpOptions } from './http-options.js';
 import type { KnownBlock } from './known-block.js';
@@ -54,7 +55,7 @@ export function parserRefusal(error: ParserError, options: HttpOptions): ApiErro
 /** The methods every route answers, for the Allow header of a 405. */
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 
-function methodRefusal(reason: string): ApiError {
+export function methodRefusal(reason: string): ApiError {
   return new HttpRefusalError(`${reason}: this server answers ${ALLOWED_METHODS}`, { status: 405, grpc: GrpcCode.Unimplemented });
 }
 
@@ -108,11 +109,19 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     const refusal = parserRefusal(error, options);
     if (refusal === undefined) socket.destroy();
-    else refuseOnSocket(socket, refusal, { ...hooks.known.headers(), ...(refusal.httpStatus === 405 ? { Allow: ALLOWED_METHODS } : {}) });
+    else {
+      refuseOnSocket(socket, refusal, {
+        ...corsHeadersUnread({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }),
+        ...hooks.known.headers(),
+        ...(refusal.httpStatus === 405 ? { Allow: ALLOWED_METHODS } : {}),
+      });
+    }
   });
   // Without a listener Node closes a CONNECT's socket without a word.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    refuseOnSocket(socket, methodRefusal('CONNECT: this server is no proxy'), { ...hooks.known.headers(), Allow: ALLOWED_METHODS });
+    refuseOnSocket(socket, methodRefusal('CONNECT: this server is no proxy'), {
+      ...corsHeadersUnread({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }), ...hooks.known.headers(), Allow: ALLOWED_METHODS,
+    });
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     writeRefusal(res, new HttpRefusalError(`Expect: ${req.headers.expect}: not an expectation this server meets`, { status: 417 }), {

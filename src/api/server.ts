@@ -31,7 +31,7 @@ import { FastPath } from './fast-path.js';
 import { FrontDoor } from './front-door.js';
 import { HEALTH_PATH, healthRoute, READY_PATH } from './health-route.js';
 import { httpOptions, type HttpOptions } from './http-options.js';
-import { createHttpServer } from './http-server.js';
+import { ALLOWED_METHODS, createHttpServer, methodRefusal } from './http-server.js';
 import { ingestStatusRoute } from './ingest-status-route.js';
 import { KnownBlock } from './known-block.js';
 import { METRICS_PATH, metricsRoute } from './metrics/metrics-route.js';
@@ -97,6 +97,9 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
 }
 
 /** The network's paged queries, served by Fastify and by the fast path alike. */
+/** The methods a path that is served answers (./http-server.ts ALLOWED_METHODS). */
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint, removedBundlesEndpoint, orderEndpoint, versionsEndpoint];
 
 /**
@@ -167,6 +170,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     reply.hijack();
     return reply;
   });
+  // The block known before the first request, so that even a refusal of the first one names it.
+  app.addHook('onReady', async () => {
+    await store.lastBlock().catch(() => undefined);
+  });
   app.addHook('preClose', async () => {
     front.closing = true;
     // Streams never end on their own: the server would wait for them.
@@ -180,8 +187,13 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     await withBlock(reply);
     return handleError(error, request, reply);
   });
-  app.setNotFoundHandler(async (_request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
     await withBlock(reply);
+    // Every path here is read-only: a method that would write is refused as Node's parser refusals are (./http-server.ts).
+    if (!READ_METHODS.has(request.method)) {
+      reply.header('Allow', ALLOWED_METHODS);
+      return sendError(reply, methodRefusal(`${request.method}: this server only reads`));
+    }
     return sendError(reply, new RouteNotFoundError('Not Found'));
   });
 

@@ -54,10 +54,15 @@ test('CORS as on every route', async () => {
 
 test('what they refuse is in the error body, with the block headers', async () => {
   const height = String((await store.lastBlock())!.height);
-  for (const [method, url] of [['GET', '/docs/static/missing.js'], ['GET', '/docs/nothing'], ['POST', '/docs'], ['DELETE', '/api/v2/openapi.json']] as const) {
+  for (const [method, url, status, code] of [
+    ['GET', '/docs/static/missing.js', 404, 5], ['GET', '/docs/nothing', 404, 5], ['POST', '/docs', 405, 12], ['DELETE', '/api/v2/openapi.json', 405, 12],
+  ] as const) {
     const res = await app.inject({ method, url });
-    assert.equal(res.statusCode, 404, `${method} ${url}`);
-    assert.deepEqual(res.json(), { code: 5, message: 'Not Found', details: [] }, `${method} ${url}`);
+    assert.equal(res.statusCode, status, `${method} ${url}`);
+    const body = res.json<{ code: number; message: string; details: unknown[] }>();
+    assert.equal(body.code, code, `${method} ${url}`);
+    assert.deepEqual(body.details, [], `${method} ${url}`);
+    if (status === 404) assert.equal(body.message, 'Not Found');
     assert.equal(res.headers['x-block-height'], height, `${method} ${url}`);
   }
 });

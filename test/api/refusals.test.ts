@@ -48,6 +48,26 @@ test('what Node\'s parser refuses is answered in the envelope, with the block he
   }
 });
 
+test('a page reads why its request was refused even where the parser gave up on it: every origin is allowed by default', async (t) => {
+  const port = await served(t, { maxHeadBytes: 32 * 1024 });
+  const tooLong = `GET /api/v2/orders?filter.reference=${'a'.repeat(40_000)} HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n\r\n`;
+  for (const head of [tooLong, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']) {
+    const answer = await send(port, head);
+    assert.equal(answer.headers.get('access-control-allow-origin'), '*', head.slice(0, 20));
+    assert.match(answer.headers.get('access-control-expose-headers') ?? '', /X-Block-Height/);
+  }
+  // With a list of origins, the request's Origin cannot be read to echo: none is named.
+  const listed = await served(t, { maxHeadBytes: 32 * 1024, corsOrigins: ['https://app.example'] });
+  assert.equal((await send(listed, tooLong)).headers.get('access-control-allow-origin'), undefined);
+});
+
+test('the first request a server gets, refused by the parser, names the block already', async (t) => {
+  const { port } = await listening(t, { store: createModelStore([makeBlock(1), makeBlock(7)]) });
+  const answer = await send(port, 'FROB / HTTP/1.1\r\nHost: x\r\n\r\n');
+  assertEnvelope(answer, 405, 12);
+  assertBlock(answer);
+});
+
 test('a URL past the head limit is a 431 in the envelope naming the limit', async (t) => {
   const port = await served(t, { maxHeadBytes: 32 * 1024 });
   const answer = await send(port, `GET /api/v2/orders?filter.reference=${'a'.repeat(40_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
@@ -90,7 +110,10 @@ test('refusals of Fastify and Node carry the block headers and the envelope too'
   const port = await served(t);
   const cases: [string, string, number, number][] = [
     ['no such route', 'GET /api/v2/nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 404, 5],
-    ['a method no route has', 'DELETE /api/v2/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 404, 5],
+    ['a method that would write, on a path that is served', 'DELETE /api/v2/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 405, 12],
+    ['a method that would write, on a path that is not', 'PUT /api/v2/nothing HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}', 405, 12],
+    ['a POST with a body', 'POST /api/v2/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', 405, 12],
+    ['TRACE', 'TRACE /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 405, 12],
     ['a bad %-escape in the path', 'GET /api/v2/orders%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, 3],
     ['a bad %-escape in the query', 'GET /api/v2/orders?filter.reference=%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, 3],
     ['an HTTP/1.1 request without Host', 'GET /api/v2/orders HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 3],

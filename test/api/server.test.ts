@@ -26,14 +26,17 @@ test('GET /health on an empty store', async () => {
   await app.close();
 });
 
-test('unknown routes and methods are a 404 in the error body shape', async () => {
+test('unknown routes are a 404, and methods that would write a 405, in the error body shape', async () => {
   const { app } = await serverOver([]);
   for (const url of ['/api/v2/nothing', '/', '/api/v2/orders/extra', '/api/v1/orders?pagination.first=1']) {
     assertErrorReply(await get(app, url), 404, 5, undefined);
   }
-  const post = await app.inject({ method: 'POST', url: '/api/v2/orders' });
-  assert.equal(post.statusCode, 404);
-  assert.equal(JSON.parse(post.body).code, 5);
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+    const refused = await app.inject({ method, url: '/api/v2/orders' });
+    assert.equal(refused.statusCode, 405, method);
+    assert.equal(JSON.parse(refused.body).code, 12, method);
+    assert.equal(refused.headers.allow, 'GET, HEAD, OPTIONS', method);
+  }
   await app.close();
 });
 

@@ -3,7 +3,8 @@
  * told of every block the store commits (by this process's writer thread or
  * another instance's: QueryStore.watchBlocks), and serves both transports.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { QueryStore } from '../../store/store.js';
 import { RouteNotFoundError, UnavailableError } from '../errors.js';
@@ -33,13 +34,37 @@ export interface StreamServer {
   close(): void;
 }
 
+/** Does `req` ask to become a WebSocket (`Upgrade` names it among its protocols)? */
+function asksForWebSocket(req: IncomingMessage): boolean {
+  return String(req.headers.upgrade ?? '').split(',').some((p) => p.trim().toLowerCase() === 'websocket');
+}
+
+/**
+ * Answers over HTTP/1.1 a request that asks to upgrade to something other
+ * than a WebSocket (`curl --http2` asks every plain-HTTP request for `h2c`),
+ * as RFC 9110 (7.8) lets a server ignore an upgrade: Node hands every such
+ * request to the `upgrade` listener, so it is given back to the request
+ * listener here. Node has let go of the connection's parser, so the
+ * connection ends with the answer.
+ */
+function answerWithoutUpgrade(server: Server, req: IncomingMessage, socket: Duplex): void {
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.once('finish', () => socket.end());
+  server.emit('request', req, res);
+}
+
 export function attachOrderStreams(
   server: Server, store: QueryStore, options: { perClient: number; known: KnownBlock; closing: () => boolean },
 ): StreamServer {
   const hub = new OrderStreamHub(streamSource(store), { bufferBytes: STREAM_BUFFER_BYTES });
-  const streams = new OrderStreams(hub, { perClient: options.perClient, pingSeconds: PING_SECONDS });
+  const streams = new OrderStreams(hub, {
+    perClient: options.perClient, pingSeconds: PING_SECONDS, refusalHeaders: () => options.known.headers(),
+  });
   const stopWatching = store.watchBlocks(() => hub.blockCommitted());
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!asksForWebSocket(req)) return answerWithoutUpgrade(server, req, socket);
     if (options.closing()) return refuseOnSocket(socket, new UnavailableError('the server is shutting down: try again, on another instance'), options.known.headers());
     if (pathOf(req.url ?? '') !== STREAM_ORDERS_PATH) return refuseOnSocket(socket, new RouteNotFoundError('Not Found'), options.known.headers());
     // A stream may be quiet for long: not an idle connection.

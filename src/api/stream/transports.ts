@@ -7,11 +7,13 @@
  * where the original drops the connection, we say why: an error frame, and
  * over WebSocket a close frame with a code and its reason.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { constants, createGzip, type Gzip } from 'node:zlib';
 import { WebSocket, WebSocketServer } from 'ws';
-import { ApiError, InternalApiError, StreamLimitError } from '../errors.js';
+import { ApiError, GrpcCode, HttpRefusalError, InternalApiError, StreamLimitError } from '../errors.js';
+import { ALLOWED_METHODS } from '../http-server.js';
+import { refuseOnSocket } from '../raw-refusal.js';
 import { errorFrame, refusalBody } from './frames.js';
 import type { Frame, FrameSink, OrderStreamHub, StreamEnd } from './hub.js';
 import { readStreamRequest, type StreamRequest } from './request.js';
@@ -21,6 +23,8 @@ export interface StreamLimits {
   perClient: number;
   /** Seconds between WebSocket pings; a client that misses one is dropped. */
   pingSeconds: number;
+  /** Headers a refusal carries beside its own: the last block known. */
+  refusalHeaders: () => OutgoingHttpHeaders;
 }
 
 /** The error frame a stream ends with, and its WebSocket close code. */
@@ -88,6 +92,18 @@ export class OrderStreams {
       // The original answers a `Bearer ...` subprotocol with `Bearer`.
       handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith('Bearer')) === undefined ? false : 'Bearer',
     });
+    // A handshake `ws` refuses (no key, a version it does not speak, another method) is refused in the envelope, not in its plain text.
+    this.sockets.on('wsClientError', (error: Error, socket: Duplex, req: IncomingMessage) => {
+      const wrongMethod = req.method !== 'GET';
+      const refusal = new HttpRefusalError(`not a WebSocket handshake this server takes: ${error.message}`, wrongMethod
+        ? { status: 405, grpc: GrpcCode.Unimplemented }
+        : { status: 400 });
+      refuseOnSocket(socket, refusal, {
+        ...limits.refusalHeaders(),
+        ...(wrongMethod ? { Allow: ALLOWED_METHODS } : {}),
+        ...(/Version/.test(error.message) ? { 'Sec-WebSocket-Version': '13, 8' } : {}),
+      });
+    });
   }
 
   /** A plain HTTP request for the stream: a chunked response of frames, one per line. */
@@ -96,7 +112,7 @@ export class OrderStreams {
     const release = request instanceof ApiError ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
     const refusal = admit(request, release);
     if (refusal !== undefined) {
-      res.writeHead(refusal.httpStatus, { 'content-type': 'application/json' }).end(refusalBody(refusal));
+      res.writeHead(refusal.httpStatus, { ...this.limits.refusalHeaders(), 'content-type': 'application/json' }).end(refusalBody(refusal));
       return;
     }
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) ? createGzip() : undefined;
@@ -126,7 +142,7 @@ export class OrderStreams {
     const refuse = (r: ApiError) => {
       if (started) return sink.end({ kind: 'failed', message: r.message });
       started = true;
-      res.writeHead(r.httpStatus, { 'content-type': 'application/json' }).end(refusalBody(r));
+      res.writeHead(r.httpStatus, { ...this.limits.refusalHeaders(), 'content-type': 'application/json' }).end(refusalBody(r));
     };
     // Once subscribed, the status goes out even with no frame yet: a resume may be owed nothing until the next block.
     this.run(request as StreamRequest, sink, refuse, release!, (stop) => res.once('close', stop), () => {

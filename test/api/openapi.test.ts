@@ -1,8 +1,9 @@
 /**
  * The OpenAPI document (src/api/openapi/) against the server itself: it
  * lists exactly the routes served and, for each, exactly the parameters its
- * reader reads (found by spying on the reader, not listed here), in both
- * spellings; every enum value it names is accepted; real answers match its
+ * reader reads (found by spying on the reader, not listed here), once, its
+ * other spelling named beside it, and no two a generated client would name
+ * alike; every enum value it names is accepted, in either spelling; real answers match its
  * schemas; a client that knows only the document pages through every order;
  * and it validates as OpenAPI 3.1 (@seriousme/openapi-schema-validator,
  * once installed).
@@ -27,7 +28,8 @@ import type { QueryStore } from '../../src/store/store.js';
 import { simulatedStore, type ServedStore } from '../support/served-stores.js';
 
 type Json = Record<string, unknown>;
-type Operation = { operationId: string; parameters: { name: string; in: string; schema: Json }[]; responses: Record<string, Json> };
+type Parameter = { name: string; in: string; schema: Json; description: string; 'x-aliases'?: string[] };
+type Operation = { operationId: string; parameters: Parameter[]; responses: Record<string, Json> };
 
 const doc = servedDocument().value;
 const operations = Object.entries(doc.paths).map(([path, item]) => ({ path, op: item.get as unknown as Operation }));
@@ -109,29 +111,47 @@ function namesRead(read: (url: string) => unknown, url: string): string[] {
   return [...asked].sort();
 }
 
-test('each route documents exactly the parameters its reader reads, in both spellings the original accepts', () => {
+test('each route documents exactly the parameters its reader reads, each once, its proto spelling named beside it', () => {
   let checked = 0;
   const readers = new Set<string>();
   for (const route of ROUTE_DOCS) {
     const { op } = operation(route.operationId);
-    const query = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+    const query = op.parameters.filter((p) => p.in === 'query');
     const read = route.read === undefined ? [] : namesRead(route.read, bareUrl(route.path));
     if (route.read !== undefined) readers.add(route.operationId);
-    assert.deepEqual([...new Set(query.map(canonicalName))].sort(), read, `${route.path}: documented vs read`);
-    for (const name of read) {
-      assert.ok(query.includes(name), `${route.path}: ${name} documented`);
-      assert.ok(query.includes(protoName(name)), `${route.path}: ${protoName(name)} documented`);
+    assert.deepEqual(query.map((p) => p.name).sort(), read, `${route.path}: documented vs read`);
+    for (const param of query) {
+      const proto = protoName(param.name);
+      if (proto === param.name) {
+        assert.equal(param['x-aliases'], undefined, param.name);
+        continue;
+      }
+      assert.deepEqual(param['x-aliases'], [proto], `${route.path}: ${param.name}'s other spelling`);
+      assert.ok(param.description.includes(`\`${proto}\``), `${route.path}: ${param.name}'s description names ${proto}`);
       // The proto spelling reads as the same parameter.
-      assert.equal(canonicalName(protoName(name)), name);
+      assert.equal(canonicalName(proto), param.name);
     }
     checked += read.length;
   }
   assert.ok(checked >= 20, `only ${checked} parameters read`);
   // The companions' own readers among them: the stream's (outside Fastify) and the order's.
   for (const id of ['getOrder', 'listOrderVersions', 'observeOrders', 'listERC20MultiSigSignerRemovedBundles']) assert.ok(readers.has(id), id);
-  const orders = operation('listOrders').op.parameters.map((p) => p.name);
-  for (const name of ['filter.partyIds', 'filter.party_ids', 'filter.dateRange.startTimestamp', 'filter.date_range.start_timestamp', 'pagination.newest_first']) {
-    assert.ok(orders.includes(name), name);
+  const orders = operation('listOrders').op.parameters;
+  for (const [name, alias] of [['filter.partyIds', 'filter.party_ids'], ['filter.dateRange.startTimestamp', 'filter.date_range.start_timestamp'], ['pagination.newestFirst', 'pagination.newest_first']]) {
+    assert.deepEqual(orders.find((p) => p.name === name)?.['x-aliases'], [alias], name);
+  }
+});
+
+test('no two parameters of an operation are one identifier to a client generator (paginationNewestFirst, pagination_newest_first)', () => {
+  // What generators keep of a name: its letters and digits, case aside (camelCase and snake_case meet there).
+  const identifier = (name: string) => name.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+  for (const { path, op } of operations) {
+    const seen = new Map<string, string>();
+    for (const { name } of op.parameters) {
+      const id = identifier(name);
+      assert.ok(!seen.has(id), `${path}: ${name} and ${seen.get(id)} both make ${id}`);
+      seen.set(id, name);
+    }
   }
 });
 
@@ -139,8 +159,8 @@ test('a parameter added to a route\'s declaration is in the document, with no ot
   const added: ParameterDecl = { name: 'filter.newThing', in: 'query', schema: { type: 'string' }, description: 'new' };
   const route = { ...ordersEndpoint.doc, parameters: [...ordersEndpoint.doc.parameters, added] };
   const names = (openApiDocument([route]).paths[route.path]!.get.parameters as { name: string }[]).map((p) => p.name);
-  assert.ok(names.includes('filter.newThing') && names.includes('filter.new_thing'), names.join(' '));
-  assert.deepEqual(documentedParameters([added]).map((p) => p.name), ['filter.newThing', 'filter.new_thing']);
+  assert.ok(names.includes('filter.newThing'), names.join(' '));
+  assert.deepEqual(documentedParameters([added]).map((p) => [p.name, p['x-aliases']]), [['filter.newThing', ['filter.new_thing']]]);
 });
 
 test('the enums are the domain\'s, and every value the document names is accepted, in either spelling of its parameter', async () => {
@@ -149,10 +169,10 @@ test('the enums are the domain\'s, and every value the document names is accepte
   ];
   const params = operation('listOrders').op.parameters;
   for (const [name, values] of enums) {
-    for (const spelling of [name, protoName(name)]) {
-      const param = params.find((p) => p.name === spelling)!;
-      const items = (param.schema as { items: { enum: string[] } }).items;
-      assert.deepEqual(items.enum, values, spelling);
+    const param = params.find((p) => p.name === name)!;
+    const items = (param.schema as { items: { enum: string[] } }).items;
+    assert.deepEqual(items.enum, values, name);
+    for (const spelling of [name, ...(param['x-aliases'] ?? [])]) {
       for (const value of items.enum) {
         const res = await app.inject(`/api/v2/orders?${spelling}=${value}&pagination.first=1`);
         assert.equal(res.statusCode, 200, `${spelling}=${value}: ${res.body}`);

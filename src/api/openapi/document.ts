@@ -1,8 +1,8 @@
 /**
  * The OpenAPI 3.1 document of the API, built from the routes' own
  * declarations (./route-doc.ts): each parameter as its reader reads it
- * (../parameters.ts), in both spellings the original's gateway accepts
- * (the JSON name and the proto name), each refusal from the catalogue
+ * (../parameters.ts), under its JSON name with its proto name beside it
+ * (the original's gateway accepts both), each refusal from the catalogue
  * (../errors.ts) with a real body (./examples.ts).
  */
 import { readFileSync } from 'node:fs';
@@ -36,31 +36,30 @@ const LIST_NOTE = {
   'repeat-or-commas': ' Repeat the key, or separate values by commas.',
 } as const;
 
-/** A declared parameter in one spelling. */
-function parameter(decl: ParameterDecl, name: string, alias: string | undefined): Json {
+/**
+ * A declared parameter, under its JSON name, with its proto name (which the
+ * original's gateway reads too) said in its description and in `x-aliases`.
+ * Not as a second parameter: generated clients make one identifier of both
+ * (`paginationNewestFirst`, `pagination_newest_first`) and would not compile.
+ */
+function parameter(decl: ParameterDecl): Json {
   const schema = decl.list === undefined ? decl.schema : { type: 'array', items: decl.schema };
-  const spelling = alias === undefined
-    ? ''
-    : ` Also spelt \`${alias}\`${name === decl.name ? ' (its proto name)' : ' (its JSON name)'}: give one spelling or the other.`;
+  const alias = decl.in === 'path' ? decl.name : protoName(decl.name);
+  const spelling = alias === decl.name ? '' : ` Also spelt \`${alias}\` (its proto name): give one spelling or the other.`;
   return {
-    name,
+    name: decl.name,
     in: decl.in,
     required: decl.in === 'path' || decl.required === true,
     description: decl.description + (decl.list === undefined ? '' : LIST_NOTE[decl.list]) + spelling,
-    // A default only on the JSON name: a client that fills in defaults must not send both spellings.
-    schema: decl.default !== undefined && name === decl.name ? { ...schema, default: decl.default } : schema,
+    schema: decl.default === undefined ? schema : { ...schema, default: decl.default },
     ...(decl.list === undefined ? {} : { style: 'form', explode: true }),
+    ...(alias === decl.name ? {} : { 'x-aliases': [alias] }),
   };
 }
 
-/** Both spellings of each declared parameter (one when they are the same word). */
+/** Each declared parameter, once. */
 export function documentedParameters(decls: readonly ParameterDecl[]): Json[] {
-  return decls.flatMap((decl) => {
-    if (decl.in === 'path') return [parameter(decl, decl.name, undefined)];
-    const proto = protoName(decl.name);
-    if (proto === decl.name) return [parameter(decl, decl.name, undefined)];
-    return [parameter(decl, decl.name, proto), parameter(decl, proto, decl.name)];
-  });
+  return decls.map(parameter);
 }
 
 const BLOCK_HEADERS = {
@@ -170,6 +169,8 @@ export function openApiDocument(routes: readonly RouteDoc[]): OpenApiDocument {
     },
     // Relative: a client (and the docs page's "try it") calls the server that served the document.
     servers: [{ url: '/' }],
+    // Said, not left out: no operation needs credentials (linters such as Redocly's refuse a document that is silent).
+    security: [],
     tags: TAGS,
     paths,
     components: { schemas: SCHEMAS, headers: HEADERS },

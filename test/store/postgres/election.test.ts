@@ -29,6 +29,15 @@ async function writerSessions(url: string): Promise<{ pid: number; holds: boolea
     ORDER BY a.backend_start`);
 }
 
+/** Resolves once `condition` holds, looking every 25 ms; fails naming `what` after `ms` (a wait, not a timing: the machine may be busy). */
+async function until(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Resolves with how long `promise` took, or fails after `ms`. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<{ value: T; ms: number }> {
   const started = Date.now();
@@ -93,8 +102,7 @@ forEachServer((server) => {
     const first = await PostgresWriter.open(url, {});
     let standby = false;
     const opening = PostgresWriter.open(url, { wait: true, onStandby: () => (standby = true) });
-    await new Promise((r) => setTimeout(r, 700));
-    assert.equal(standby, true);
+    await until(() => standby, 'the second writer says it stands by');
     await first.close();
     const { value: second, ms } = await within(opening, 5000);
     assert.ok(ms < 2000, `took over after ${ms} ms`);
@@ -114,8 +122,9 @@ forEachServer((server) => {
     const first = await PostgresWriter.open(url, {});
     try {
       const abort = new AbortController();
-      const opening = PostgresWriter.open(url, { wait: true, signal: abort.signal });
-      await new Promise((r) => setTimeout(r, 700));
+      let standby = false;
+      const opening = PostgresWriter.open(url, { wait: true, signal: abort.signal, onStandby: () => (standby = true) });
+      await until(() => standby, 'the second writer says it stands by');
       abort.abort();
       await assert.rejects(within(opening, 2000).then((r) => r.value), { name: 'AbortError' });
       // Only the writer's session is left.
@@ -131,9 +140,10 @@ forEachServer((server) => {
   test('a standby that waited through an upgrade refuses the newer schema instead of writing to it', async () => {
     const url = await database(server);
     const first = await PostgresWriter.open(url, {});
-    const opening = PostgresWriter.open(url, { wait: true });
+    let standby = false;
+    const opening = PostgresWriter.open(url, { wait: true, onStandby: () => (standby = true) });
     const refused = assert.rejects(opening, (e) => e instanceof SchemaVersionError && /newer than this ledger-query knows/.test(e.message));
-    await new Promise((r) => setTimeout(r, 700));
+    await until(() => standby, 'the second writer says it stands by');
     await query(url, `INSERT INTO schema_migrations (version, description) VALUES (999, 'from the future')`);
     await first.close();
     await within(refused, 5000);

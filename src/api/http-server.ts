@@ -59,6 +59,41 @@ export function methodRefusal(reason: string): ApiError {
   return new HttpRefusalError(`${reason}: this server answers ${ALLOWED_METHODS}`, { status: 405, grpc: GrpcCode.Unimplemented });
 }
 
+/**
+ * Requests a connection may have waiting behind the one being answered
+ * (HTTP/1.1 pipelining); one more closes the connection. Browsers and the
+ * usual clients send one at a time; this is for one that sends thousands.
+ */
+export const MAX_PIPELINED = 64;
+
+const WAITING = Symbol('requests waiting on this connection');
+
+/**
+ * Pipelined requests on one connection are handled one at a time, each when
+ * the answer before it has been handed to the socket, as Go's server (the
+ * original's) does. Node would run them all at once and hold every answer
+ * until the client reads them: one client pipelining pages without reading
+ * made a process hold ~10 MB a connection, all its answers at once
+ * (test/api/pipelining.test.ts). Node gives a queued response its socket,
+ * and says so ('socket'), once the one before it has finished.
+ */
+export function oneAtATime(listener: RequestListener, maxWaiting: number): RequestListener {
+  return (req, res) => {
+    if (res.socket !== null) return listener(req, res);
+    const socket = req.socket as IncomingMessage['socket'] & { [WAITING]?: number };
+    const waiting = (socket[WAITING] ?? 0) + 1;
+    if (waiting > maxWaiting) {
+      socket.destroy();
+      return;
+    }
+    socket[WAITING] = waiting;
+    res.once('socket', () => {
+      socket[WAITING]!--;
+      listener(req, res);
+    });
+  };
+}
+
 export interface HttpServerHooks {
   known: KnownBlock;
   warn: (message: string) => void;
@@ -100,7 +135,7 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
     connectionsCheckingInterval: checkingIntervalMs(options.headTimeoutMs),
     // Refused by the front door instead (./front-door.ts), in the envelope.
     requireHostHeader: false,
-  }, listener);
+  }, oneAtATime(listener, MAX_PIPELINED));
   server.keepAliveTimeout = options.idleTimeoutMs;
   // A connection that moves nothing either way (a client that stops reading an answer) is closed too,
   // though not under a query that may run for its whole time limit.

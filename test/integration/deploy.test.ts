@@ -67,7 +67,7 @@ test('the Dockerfile runs as an unprivileged user on Node 22, in two stages', ()
   assert.match(image, /^COPY --from=build \/app\/proto \.\/proto$/m, 'the protobuf schema, read when an order message is encoded');
 });
 
-test('the systemd unit: its variables are settings, and systemd-analyze verify passes where there is one', () => {
+test('the systemd unit: its variables are settings, and systemd-analyze verify passes where there is one', (t) => {
   const unit = readFileSync(join(ROOT, 'deploy/ledger-query.service'), 'utf8');
   const env = Object.fromEntries([...unit.matchAll(/^Environment=([A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
   const file = join(dir, 'config.toml');
@@ -75,7 +75,10 @@ test('the systemd unit: its variables are settings, and systemd-analyze verify p
   const printed = config([], { ...env, LEDGER_QUERY_CONFIG: file });
   assert.match(printed, /^data-dir = "\/var\/lib\/ledger-query" +# LEDGER_QUERY_DATA_DIR$/m);
   assert.match(printed, /^log-format = "json" +# LEDGER_QUERY_LOG_FORMAT$/m);
-  if (spawnSync('systemd-analyze', ['--version']).status !== 0) return;
+  if (spawnSync('systemd-analyze', ['--version']).status !== 0) {
+    t.diagnostic('systemd-analyze is not installed: the unit was not verified (apt-get install systemd)');
+    return;
+  }
   // The unit names /usr/bin/node; verify checks that it can be run, so the copy names this node.
   const copy = join(dir, 'ledger-query.service');
   writeFileSync(copy, unit.replace(/^ExecStart=\S+/m, `ExecStart=${process.execPath}`));

@@ -74,7 +74,7 @@ const WAITING = Symbol('requests waiting on this connection');
  * original's) does. Node would run them all at once and hold every answer
  * until the client reads them: one client pipelining pages without reading
  * made a process hold ~10 MB a connection, all its answers at once
- * (test/api/pipelining.test.ts). Node gives a queued response its socket,
+ * (BENCHMARKS.md "Pipelined requests one at a time"). Node gives a queued response its socket,
  * and says so ('socket'), once the one before it has finished.
  */
 export function oneAtATime(listener: RequestListener, maxWaiting: number): RequestListener {

@@ -1,7 +1,7 @@
 /**
  * GET /health: the service answers, its store can be read and its
- * ingestion (if it has a source) has not failed; 503 with the reason
- * otherwise. GET /ready: healthy, and the last block stored is recent
+ * ingestion (if it has a source) has neither failed nor stalled; 503 with
+ * the reason otherwise. GET /ready: healthy, and the last block stored is recent
  * enough to serve a live network (a load balancer's readiness check).
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
@@ -19,8 +19,35 @@ export interface HealthOptions {
   store: QueryStore;
   /** How ingestion goes, when this instance (or its primary process) ingests; it may reject if nobody can say. */
   ingestStatus?: (() => IngestStatus | Promise<IngestStatus>) | undefined;
-  /** /ready fails while the last block is older than this many seconds; 0: never for lag. */
+  /**
+   * /ready fails while the last block is older than this many seconds, and
+   * /health while a running source has read nothing for as long; 0: never.
+   */
   readyMaxLagSeconds: number;
+  /** Milliseconds now; tests set it. */
+  clock?: () => number;
+}
+
+/**
+ * When this process last saw ingestion move: the events read, and when that
+ * count last changed. Seen when asked, so a stall counts from the first ask
+ * that found the count it then keeps.
+ */
+class Progress {
+  private events = -1;
+  private since = 0;
+
+  constructor(private readonly clock: () => number) {}
+
+  /** Seconds for which `status` has read nothing new. */
+  stillFor(status: IngestStatus): number {
+    const now = this.clock();
+    if (status.events !== this.events) {
+      this.events = status.events;
+      this.since = now;
+    }
+    return (now - this.since) / 1000;
+  }
 }
 
 interface Verdict {
@@ -31,7 +58,7 @@ interface Verdict {
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-async function examine({ store, ingestStatus }: HealthOptions, log: FastifyBaseLogger): Promise<Verdict> {
+async function examine({ store, ingestStatus, readyMaxLagSeconds }: HealthOptions, progress: Progress, log: FastifyBaseLogger): Promise<Verdict> {
   let block: CommittedBlock | undefined;
   try {
     block = await store.lastBlock();
@@ -48,6 +75,11 @@ async function examine({ store, ingestStatus }: HealthOptions, log: FastifyBaseL
     return { block, problem: `ingestion's status is unknown: ${messageOf(e)}` };
   }
   if (status.state === 'failed') return { block, problem: `ingestion failed: ${status.error ?? 'no reason given'}` };
+  // A writer's source that runs (a socket, a file followed) and has read nothing for long: the core stopped, or its file did.
+  const still = status.state === 'running' && status.role === 'writer' ? progress.stillFor(status) : 0;
+  if (readyMaxLagSeconds > 0 && still > readyMaxLagSeconds) {
+    return { block, problem: `ingestion stalled: nothing read from ${status.source} for ${Math.floor(still)} s, more than the ${readyMaxLagSeconds} s allowed (--ready-max-lag)` };
+  }
   return { block };
 }
 
@@ -64,7 +96,8 @@ const ageSeconds = (block: CommittedBlock) => Math.max(0, (Date.now() - Number(b
 
 export const HEALTH_DOC: RouteDoc = {
   path: HEALTH_PATH, operationId: 'health', tag: 'operations', summary: 'Can this instance serve?',
-  description: 'Its store can be read and its ingestion (if it has a source) has not failed. Not rate limited.',
+  description: 'Its store can be read, and its ingestion (if it has a source) has not failed, nor read nothing for more than ' +
+    '--ready-max-lag seconds (60; 0: never) while its source runs. Not rate limited.',
   parameters: [], refusals: [], unlimited: true,
   answer: { description: 'It can.', schema: ref('Health'), example: ANSWER_EXAMPLES.health?.body, blockHeaders: false },
   otherAnswers: { 503: { description: 'It cannot: `reason` says why.', schema: ref('Health'), blockHeaders: false } },
@@ -79,15 +112,16 @@ export const READY_DOC: RouteDoc = {
 };
 
 export async function healthRoute(app: FastifyInstance, options: HealthOptions): Promise<void> {
+  const progress = new Progress(options.clock ?? Date.now);
   app.get(HEALTH_PATH, async (request, reply) => {
-    const { block, problem } = await examine(options, request.log);
+    const { block, problem } = await examine(options, progress, request.log);
     // The body of a healthy instance is as it always was: status and last block.
     if (problem === undefined) return send(reply, 200, { status: 'ok', lastBlock: blockJson(block) });
     return send(reply, 503, { status: 'unavailable', reason: problem, lastBlock: blockJson(block) });
   });
 
   app.get(READY_PATH, async (request, reply) => {
-    const { block, problem } = await examine(options, request.log);
+    const { block, problem } = await examine(options, progress, request.log);
     const lastBlock = blockJson(block);
     if (problem !== undefined) return send(reply, 503, { status: 'unavailable', reason: problem, lastBlock });
     const maxLag = options.readyMaxLagSeconds;

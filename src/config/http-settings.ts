@@ -69,7 +69,7 @@ export const HTTP_SETTINGS = {
   }, D.corsMaxAgeSeconds),
   'ready-max-lag': defaulted({
     placeholder: 'S', commands: serve, fileKind: 'number', parse: secondsOrZero,
-    help: 'GET /ready is 503 while the last block is older than S seconds (0: never)',
+    help: 'GET /ready is 503 while the last block is older than S seconds, /health while a running source reads nothing for S seconds (0: never)',
   }, D.readyMaxLagSeconds),
   'max-streams-per-client': defaulted({
     placeholder: 'N', commands: serve, fileKind: 'number', parse: positiveInteger,

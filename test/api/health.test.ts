@@ -1,11 +1,13 @@
 /**
  * GET /health tells the truth: 503 with the reason when the store cannot be
- * read, or ingestion failed or cannot say how it goes (its body unchanged
- * when healthy); GET /ready also fails while the last block is older than
+ * read, or ingestion failed, stalled or cannot say how it goes (its body
+ * unchanged when healthy); GET /ready also fails while the last block is older than
  * the lag allowed.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Fastify from 'fastify';
+import { HEALTH_PATH, healthRoute, READY_PATH } from '../../src/api/health-route.js';
 import { DatabaseUnreachableError } from '../../src/errors.js';
 import { startingStatus, type IngestStatus } from '../../src/ingest/background.js';
 import type { QueryStore } from '../../src/store/store.js';
@@ -93,4 +95,47 @@ test('/ready: 200 within the lag allowed, 503 past it or with no block, and neve
   const off = await app({ store: createModelStore([recentBlock(1, 600)]), http: { readyMaxLagSeconds: 0 } });
   assert.equal((await get(off, '/ready')).status, 200);
   await off.close();
+});
+
+test('a running source that reads nothing for longer than --ready-max-lag makes /health 503, saying so; reading again makes it 200', async () => {
+  let now = 1_000_000;
+  let status: IngestStatus = { ...running(), source: 'socket://0.0.0.0:3005', events: 500 };
+  const server = Fastify();
+  await server.register(healthRoute, {
+    store: createModelStore([recentBlock(1, 5)]), ingestStatus: () => status, readyMaxLagSeconds: 60, clock: () => now,
+  });
+  const health = async () => {
+    const reply = await server.inject(HEALTH_PATH);
+    return { status: reply.statusCode, body: reply.json<{ status: string; reason?: string }>() };
+  };
+  assert.equal((await health()).status, 200);
+  now += 60_000;
+  assert.equal((await health()).status, 200, 'still for 60 s: as much as allowed');
+  now += 1_000;
+  const stalled = await health();
+  assert.equal(stalled.status, 503);
+  assert.equal(stalled.body.status, 'unavailable');
+  assert.match(stalled.body.reason ?? '', /^ingestion stalled: nothing read from socket:\/\/0\.0\.0\.0:3005 for 61 s, more than the 60 s allowed \(--ready-max-lag\)$/);
+  assert.equal((await server.inject(READY_PATH)).statusCode, 503, '/ready too');
+  status = { ...status, events: 501 };
+  assert.equal((await health()).status, 200, 'reading again');
+  // A source that has finished, or a standby waiting for the writer's lock, is not stalled however long it is still.
+  for (const still of [{ ...status, state: 'finished' as const }, { ...status, role: 'standby' as const }]) {
+    status = still;
+    now += 3_600_000;
+    assert.equal((await health()).status, 200, `${still.state} ${still.role}`);
+  }
+  await server.close();
+});
+
+test('with --ready-max-lag 0, a still source never makes /health fail', async () => {
+  let now = 0;
+  const server = Fastify();
+  await server.register(healthRoute, {
+    store: createModelStore([recentBlock(1, 5)]), ingestStatus: () => running(), readyMaxLagSeconds: 0, clock: () => now,
+  });
+  assert.equal((await server.inject(HEALTH_PATH)).statusCode, 200);
+  now += 86_400_000;
+  assert.equal((await server.inject(HEALTH_PATH)).statusCode, 200);
+  await server.close();
 });

@@ -7,12 +7,13 @@
  * requests that reach Fastify without it (inject(), in tests). A request is
  * let through once.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { corsHeaders, isPreflight, preflightHeaders, type CorsPolicy } from './cors.js';
 import { HttpRefusalError, RateLimitedError, UnavailableError } from './errors.js';
 import type { KnownBlock } from './known-block.js';
 import { pathOf } from './query.js';
-import { EVERY_ANSWER, writeRefusal } from './raw-refusal.js';
+import { EVERY_ANSWER, refuseOnSocket, writeRefusal } from './raw-refusal.js';
 import type { RateLimiter } from './rate-limit.js';
 
 const SEEN = Symbol('front door passed');
@@ -36,7 +37,7 @@ export class FrontDoor {
     const marked = req as IncomingMessage & { [SEEN]?: boolean };
     if (marked[SEEN]) return true;
     marked[SEEN] = true;
-    const { cors, rateLimiter, known, unlimited } = this.options;
+    const { cors, known } = this.options;
     for (const [name, value] of Object.entries({ ...EVERY_ANSWER, ...corsHeaders(cors, req) })) res.setHeader(name, value!);
     // No route reads a body: the connection ends with the answer, and says so, rather than wait for a body that may never end.
     if (hasBody(req)) res.setHeader('Connection', 'close');
@@ -55,17 +56,46 @@ export class FrontDoor {
       res.writeHead(204, preflightHeaders(cors, req)).end();
       return false;
     }
-    if (rateLimiter !== undefined && !unlimited.has(pathOf(req.url ?? ''))) {
-      const decision = rateLimiter.take(req);
-      for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value!);
-      if (!decision.allowed) {
-        writeRefusal(res, new RateLimitedError(`rate limit exceeded for ${decision.client}: try again in ${decision.retryAfterSeconds} s`), {
-          ...known.headers(), 'Retry-After': String(decision.retryAfterSeconds),
-        });
+    const limited = this.rateLimited(req);
+    if (limited !== undefined) {
+      for (const [name, value] of Object.entries(limited.headers)) res.setHeader(name, value!);
+      if (limited.refusal !== undefined) {
+        writeRefusal(res, limited.refusal, { ...known.headers(), 'Retry-After': limited.retryAfter });
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * A WebSocket upgrade, which has no response to admit: refused on its
+   * socket when the server is closing or its client is past the rate limit
+   * (each stream starts with a snapshot read: not to be had for free).
+   * False when refused.
+   */
+  admitUpgrade(req: IncomingMessage, socket: Duplex): boolean {
+    const { known } = this.options;
+    if (this.closing) {
+      refuseOnSocket(socket, new UnavailableError('the server is shutting down: try again, on another instance'), known.headers());
+      return false;
+    }
+    const limited = this.rateLimited(req);
+    if (limited?.refusal === undefined) return true;
+    refuseOnSocket(socket, limited.refusal, { ...limited.headers, ...known.headers(), 'Retry-After': limited.retryAfter });
+    return false;
+  }
+
+  /** The rate limit's headers for `req`, and its refusal when past the limit; undefined when no limit applies. */
+  private rateLimited(req: IncomingMessage): { headers: OutgoingHttpHeaders; refusal?: RateLimitedError; retryAfter: string } | undefined {
+    const { rateLimiter, unlimited } = this.options;
+    if (rateLimiter === undefined || unlimited.has(pathOf(req.url ?? ''))) return undefined;
+    const decision = rateLimiter.take(req);
+    const retryAfter = String(decision.retryAfterSeconds);
+    if (decision.allowed) return { headers: decision.headers, retryAfter };
+    return {
+      headers: decision.headers, retryAfter,
+      refusal: new RateLimitedError(`rate limit exceeded for ${decision.client}: try again in ${decision.retryAfterSeconds} s`),
+    };
   }
 }
 

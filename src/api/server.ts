@@ -162,7 +162,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     return503OnClosing: false,
   });
   warn = (message) => app.log.warn(message);
-  streams = attachOrderStreams(app.server, store, { perClient: http.streamsPerClient, known, closing: () => front.closing });
+  streams = attachOrderStreams(app.server, store, {
+    perClient: http.streamsPerClient, known, admit: (req, socket) => front.admitUpgrade(req, socket),
+  });
   // Requests that reach Fastify without the server's listener (inject()) meet the front door here.
   app.addHook('onRequest', async (request, reply) => {
     labelRoute(request.raw, request.routeOptions.url);

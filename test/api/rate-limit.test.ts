@@ -11,7 +11,7 @@ import type { HttpOptions } from '../../src/api/http-options.js';
 import { RateLimiter } from '../../src/api/rate-limit.js';
 import { createModelStore } from '../support/model.js';
 import { makeBlock, makeOrder } from './fixtures.js';
-import { listening } from './raw-http.js';
+import { assertEnvelope, listening, parse, raw } from './raw-http.js';
 
 const PAGE = '/api/v2/orders?pagination.first=1';
 
@@ -56,6 +56,21 @@ for (const [path, logRequests] of [['fast path', false], ['Fastify', true]] as c
     assert.equal((await fetch(`${base}/ready`)).headers.get('ratelimit-limit'), null);
   });
 }
+
+test('a WebSocket stream is a request like any other: past the burst its upgrade is refused 429 in the envelope, on its socket', async (t) => {
+  const base = await serve(t, limited);
+  const port = Number(new URL(base).port);
+  const upgrade = 'GET /api/v2/stream/orders HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+    'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
+  for (let i = 0; i < 3; i++) assert.match((await raw(port, upgrade, 300)).text, /^HTTP\/1\.1 101 /, `upgrade ${i + 1} of the burst`);
+  const refused = parse((await raw(port, upgrade)).text);
+  assertEnvelope(refused, 429, 8, 'rate limit exceeded');
+  assert.equal(refused.headers.get('ratelimit-remaining'), '0');
+  assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+  assert.equal(refused.headers.get('x-block-height'), '3');
+  // The same client's pages are refused too: one bucket.
+  assert.equal((await fetch(`${base}${PAGE}`)).status, 429);
+});
 
 test('a bucket per client: X-Forwarded-For names the client behind a trusted proxy, and only there', async (t) => {
   const trusted = await serve(t, limited);

@@ -7,7 +7,7 @@ import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { QueryStore } from '../../store/store.js';
-import { RouteNotFoundError, UnavailableError } from '../errors.js';
+import { RouteNotFoundError } from '../errors.js';
 import type { KnownBlock } from '../known-block.js';
 import { pathOf } from '../query.js';
 import { refuseOnSocket } from '../raw-refusal.js';
@@ -56,7 +56,11 @@ function answerWithoutUpgrade(server: Server, req: IncomingMessage, socket: Dupl
 }
 
 export function attachOrderStreams(
-  server: Server, store: QueryStore, options: { perClient: number; known: KnownBlock; closing: () => boolean },
+  server: Server, store: QueryStore, options: {
+    perClient: number; known: KnownBlock;
+    /** The front door of an upgrade (a server closing, the rate limit): false when it refused it on the socket. */
+    admit: (req: IncomingMessage, socket: Duplex) => boolean;
+  },
 ): StreamServer {
   const hub = new OrderStreamHub(streamSource(store), { bufferBytes: STREAM_BUFFER_BYTES });
   const streams = new OrderStreams(hub, {
@@ -65,7 +69,7 @@ export function attachOrderStreams(
   const stopWatching = store.watchBlocks(() => hub.blockCommitted());
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!asksForWebSocket(req)) return answerWithoutUpgrade(server, req, socket);
-    if (options.closing()) return refuseOnSocket(socket, new UnavailableError('the server is shutting down: try again, on another instance'), options.known.headers());
+    if (!options.admit(req, socket)) return;
     if (pathOf(req.url ?? '') !== STREAM_ORDERS_PATH) return refuseOnSocket(socket, new RouteNotFoundError('Not Found'), options.known.headers());
     // A stream may be quiet for long: not an idle connection.
     (socket as Duplex & { setTimeout?: (ms: number) => void }).setTimeout?.(0);

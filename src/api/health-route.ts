@@ -28,28 +28,6 @@ export interface HealthOptions {
   clock?: () => number;
 }
 
-/**
- * When this process last saw ingestion move: the events read, and when that
- * count last changed. Seen when asked, so a stall counts from the first ask
- * that found the count it then keeps.
- */
-class Progress {
-  private events = -1;
-  private since = 0;
-
-  constructor(private readonly clock: () => number) {}
-
-  /** Seconds for which `status` has read nothing new. */
-  stillFor(status: IngestStatus): number {
-    const now = this.clock();
-    if (status.events !== this.events) {
-      this.events = status.events;
-      this.since = now;
-    }
-    return (now - this.since) / 1000;
-  }
-}
-
 interface Verdict {
   block: CommittedBlock | undefined;
   /** Why this instance is not healthy; undefined when it is. */
@@ -58,7 +36,7 @@ interface Verdict {
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-async function examine({ store, ingestStatus, readyMaxLagSeconds }: HealthOptions, progress: Progress, log: FastifyBaseLogger): Promise<Verdict> {
+async function examine({ store, ingestStatus, readyMaxLagSeconds, clock = Date.now }: HealthOptions, log: FastifyBaseLogger): Promise<Verdict> {
   let block: CommittedBlock | undefined;
   try {
     block = await store.lastBlock();
@@ -76,7 +54,7 @@ async function examine({ store, ingestStatus, readyMaxLagSeconds }: HealthOption
   }
   if (status.state === 'failed') return { block, problem: `ingestion failed: ${status.error ?? 'no reason given'}` };
   // A writer's source that runs (a socket, a file followed) and has read nothing for long: the core stopped, or its file did.
-  const still = status.state === 'running' && status.role === 'writer' ? progress.stillFor(status) : 0;
+  const still = status.state === 'running' && status.role === 'writer' && status.readAt !== undefined ? (clock() - status.readAt) / 1000 : 0;
   if (readyMaxLagSeconds > 0 && still > readyMaxLagSeconds) {
     return { block, problem: `ingestion stalled: nothing read from ${status.source} for ${Math.floor(still)} s, more than the ${readyMaxLagSeconds} s allowed (--ready-max-lag)` };
   }
@@ -112,16 +90,15 @@ export const READY_DOC: RouteDoc = {
 };
 
 export async function healthRoute(app: FastifyInstance, options: HealthOptions): Promise<void> {
-  const progress = new Progress(options.clock ?? Date.now);
   app.get(HEALTH_PATH, async (request, reply) => {
-    const { block, problem } = await examine(options, progress, request.log);
+    const { block, problem } = await examine(options, request.log);
     // The body of a healthy instance is as it always was: status and last block.
     if (problem === undefined) return send(reply, 200, { status: 'ok', lastBlock: blockJson(block) });
     return send(reply, 503, { status: 'unavailable', reason: problem, lastBlock: blockJson(block) });
   });
 
   app.get(READY_PATH, async (request, reply) => {
-    const { block, problem } = await examine(options, progress, request.log);
+    const { block, problem } = await examine(options, request.log);
     const lastBlock = blockJson(block);
     if (problem !== undefined) return send(reply, 503, { status: 'unavailable', reason: problem, lastBlock });
     const maxLag = options.readyMaxLagSeconds;

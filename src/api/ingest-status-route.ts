@@ -21,7 +21,7 @@ interface StoredBlockStatus {
   lagSeconds?: number;
 }
 
-type StatusBody = (IngestStatus | { role: Extract<IngestRole, 'reader'> }) & StoredBlockStatus;
+type StatusBody = (Omit<IngestStatus, 'readAt'> & { secondsSinceRead?: number } | { role: Extract<IngestRole, 'reader'> }) & StoredBlockStatus;
 
 export const INGEST_STATUS_DOC: RouteDoc = {
   path: INGEST_STATUS_PATH, operationId: 'ingestStatus', tag: 'operations', summary: 'What ingestion is doing',
@@ -46,7 +46,11 @@ export async function ingestStatusRoute(
     // The last block comes from the store, so it agrees with what queries see right now;
     // counters and rates come from the worker's latest report.
     const last = await store.lastBlock();
-    const s: StatusBody = status ? { ...(await status()) } : { role: 'reader' };
+    let s: StatusBody = { role: 'reader' };
+    if (status) {
+      const { readAt, ...rest } = await status();
+      s = { ...rest, ...(readAt !== undefined && rest.state === 'running' && { secondsSinceRead: (Date.now() - readAt) / 1000 }) };
+    }
     if (last) {
       s.lastBlock = { height: last.height, time: last.time };
       s.lagSeconds = Math.max(0, (Date.now() - Number(last.time / 1_000_000n)) / 1000);

@@ -33,6 +33,8 @@ export interface IngestStatus {
   incompleteBlock?: { height?: bigint; offset: number };
   eventsPerSecond: number;
   skipped: { outsideBlock: number; byType: Record<string, number> };
+  /** When the writer last read an event, or began to read its source (Unix ms): how long a running source has been still. */
+  readAt?: number;
 }
 
 /** The status of ingestion from `spec` before it has reported anything. */
@@ -72,6 +74,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
   const status = startingStatus(input.spec);
   const samples: { at: number; events: number }[] = [];
   const apply = (s: IngestStats) => {
+    if (s.events !== status.events) status.readAt = Date.now();
     status.source = s.source;
     status.events = s.events;
     status.blocksCommitted = s.blocksCommitted;
@@ -96,6 +99,7 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
           status.role = m.role;
           // The writer reads its source from here on, though blocks it skips as stored report no progress.
           if (m.role === 'writer' && status.state === 'starting') status.state = 'running';
+          if (m.role === 'writer') status.readAt = Date.now();
           onLog?.('info', m.role === 'writer'
             ? `writer: ingesting ${input.spec}`
             : 'standby: another instance holds the writer lock; this one takes over when it goes');

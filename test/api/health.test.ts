@@ -99,7 +99,7 @@ test('/ready: 200 within the lag allowed, 503 past it or with no block, and neve
 
 test('a running source that reads nothing for longer than --ready-max-lag makes /health 503, saying so; reading again makes it 200', async () => {
   let now = 1_000_000;
-  let status: IngestStatus = { ...running(), source: 'socket://0.0.0.0:3005', events: 500 };
+  let status: IngestStatus = { ...running(), source: 'socket://0.0.0.0:3005', events: 500, readAt: now };
   const server = Fastify();
   await server.register(healthRoute, {
     store: createModelStore([recentBlock(1, 5)]), ingestStatus: () => status, readyMaxLagSeconds: 60, clock: () => now,
@@ -117,7 +117,7 @@ test('a running source that reads nothing for longer than --ready-max-lag makes 
   assert.equal(stalled.body.status, 'unavailable');
   assert.match(stalled.body.reason ?? '', /^ingestion stalled: nothing read from socket:\/\/0\.0\.0\.0:3005 for 61 s, more than the 60 s allowed \(--ready-max-lag\)$/);
   assert.equal((await server.inject(READY_PATH)).statusCode, 503, '/ready too');
-  status = { ...status, events: 501 };
+  status = { ...status, events: 501, readAt: now };
   assert.equal((await health()).status, 200, 'reading again');
   // A source that has finished, or a standby waiting for the writer's lock, is not stalled however long it is still.
   for (const still of [{ ...status, state: 'finished' as const }, { ...status, role: 'standby' as const }]) {
@@ -132,7 +132,7 @@ test('with --ready-max-lag 0, a still source never makes /health fail', async ()
   let now = 0;
   const server = Fastify();
   await server.register(healthRoute, {
-    store: createModelStore([recentBlock(1, 5)]), ingestStatus: () => running(), readyMaxLagSeconds: 0, clock: () => now,
+    store: createModelStore([recentBlock(1, 5)]), ingestStatus: () => ({ ...running(), readAt: 0 }), readyMaxLagSeconds: 0, clock: () => now,
   });
   assert.equal((await server.inject(HEALTH_PATH)).statusCode, 200);
   now += 86_400_000;

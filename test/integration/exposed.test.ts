@@ -124,6 +124,22 @@ for (const workers of ['1', '2']) {
   });
 }
 
+test('a socket source no core feeds stalls: /health is 503 past --ready-max-lag, in every HTTP process, and the status says how long', async () => {
+  const s = await startServe(['--data-dir', folder(), '--workers', '2', '--source', 'socket://127.0.0.1:0', '--ready-max-lag', '2']);
+  running.push(s);
+  const status = async () => (await (await fetch(`${s.url}/api/v2/ingest/status`)).json()) as { state: string; secondsSinceRead?: number };
+  await eventually('the source to run', async () => (await status()).state === 'running', 15_000);
+  // Every process answers from the primary's status: none stays healthy for having been asked late.
+  await eventually('health to report the stall', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => fetch(`${s.url}/health`, { headers: { connection: 'close' } })));
+    return answers.every((a) => a.status === 503);
+  }, 20_000);
+  const body = (await (await fetch(`${s.url}/health`)).json()) as { status: string; reason: string };
+  assert.match(body.reason, /^ingestion stalled: nothing read from socket:\/\/127\.0\.0\.1:0 for \d+ s, more than the 2 s allowed/);
+  assert.ok((await status()).secondsSinceRead! > 2);
+  await s.stop();
+});
+
 test('serve\'s HTTP flags take effect: head timeout, CORS off, list limit, rate limit', async () => {
   const s = await startServe([
     '--data-dir', storeFolder(), '--workers', '1', '--head-timeout', '0.5', '--cors-origins', 'none', '--max-list-values', '2',

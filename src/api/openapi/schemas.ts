@@ -182,8 +182,9 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     incompleteBlock: object({ height: uint64('Its height, if its BeginBlock was read.'), offset: { type: 'integer' } }, ['height']),
     eventsPerSecond: { type: 'integer' },
     skipped: object({ outsideBlock: { type: 'integer' }, byType: { type: 'object', additionalProperties: { type: 'integer' } } }),
+    secondsSinceRead: { type: 'number', description: 'While the source runs: seconds since it last gave an event (or since it was opened).' },
   }, [
     'source', 'state', 'error', 'listening', 'lastBlock', 'lagSeconds', 'heightRead', 'events', 'blocksCommitted',
-    'blocksAlreadyStored', 'blocksWithOtherHash', 'incompleteBlock', 'eventsPerSecond', 'skipped',
+    'blocksAlreadyStored', 'blocksWithOtherHash', 'incompleteBlock', 'eventsPerSecond', 'skipped', 'secondsSinceRead',
   ]),
 };

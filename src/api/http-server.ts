@@ -74,8 +74,9 @@ const WAITING = Symbol('requests waiting on this connection');
  * original's) does. Node would run them all at once and hold every answer
  * until the client reads them: one client pipelining pages without reading
  * made a process hold ~10 MB a connection, all its answers at once
- * (BENCHMARKS.md "Pipelined requests one at a time"). Node gives a queued response its socket,
- * and says so ('socket'), once the one before it has finished.
+ * (BENCHMARKS.md "Pipelined requests one at a time"). Node gives a queued
+ * response its socket, and says so ('socket'), once the one before it has
+ * finished.
  */
 export function oneAtATime(listener: RequestListener, maxWaiting: number): RequestListener {
   return (req, res) => {
@@ -141,12 +142,14 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
   // though not under a query that may run for its whole time limit.
   server.setTimeout(Math.max(options.idleTimeoutMs, options.queryTimeoutMs + 5000));
   limitConnections(server, options.maxConnections, hooks.warn);
+  // A request Node could not read has no Origin to answer: every origin's, when every origin is allowed.
+  const unreadCors = corsHeadersUnread({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds });
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     const refusal = parserRefusal(error, options);
     if (refusal === undefined) socket.destroy();
     else {
       refuseOnSocket(socket, refusal, {
-        ...corsHeadersUnread({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }),
+        ...unreadCors,
         ...hooks.known.headers(),
         ...(refusal.httpStatus === 405 ? { Allow: ALLOWED_METHODS } : {}),
       });
@@ -154,9 +157,7 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
   });
   // Without a listener Node closes a CONNECT's socket without a word.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    refuseOnSocket(socket, methodRefusal('CONNECT: this server is no proxy'), {
-      ...corsHeadersUnread({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds }), ...hooks.known.headers(), Allow: ALLOWED_METHODS,
-    });
+    refuseOnSocket(socket, methodRefusal('CONNECT: this server is no proxy'), { ...unreadCors, ...hooks.known.headers(), Allow: ALLOWED_METHODS });
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     writeRefusal(res, new HttpRefusalError(`Expect: ${req.headers.expect}: not an expectation this server meets`, { status: 417 }), {

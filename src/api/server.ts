@@ -96,10 +96,10 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   return sendError(reply, new InternalApiError('internal error'));
 }
 
-/** The network's paged queries, served by Fastify and by the fast path alike. */
 /** The methods a path that is served answers (./http-server.ts ALLOWED_METHODS). */
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** The network's paged queries, served by Fastify and by the fast path alike. */
 const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint, removedBundlesEndpoint, orderEndpoint, versionsEndpoint];
 
 /**

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import fc from 'fast-check';
 import type { Order } from '../../src/domain/order.js';
 import { encodeBusEvent } from '../../src/ingest/codec.js';
@@ -67,6 +67,8 @@ async function liveIngest(extra: Partial<SocketSourceOptions> = {}) {
   });
   const done = ingest(source, store, {}, controller.signal);
   done.catch(() => undefined); // observed by the tests that expect it to fail
+  // Stopped after the file whatever a test did, so that a test failing before its stop() leaves nothing listening.
+  after(() => controller.abort());
   const heights = () => store.blocks.map((b) => b.height);
   return {
     port: await Promise.race([port, done.then(() => { throw new Error('ingestion ended before listening'); })]),
@@ -159,7 +161,8 @@ test('a peer cut off mid-message loses nothing once the sender resends from the 
   await first.sendEvents([...b1, ...b2, ...b3, ...b4.slice(0, 3)]); // block 4: BeginBlock and two orders
   await first.sendHalfOf(b4[3]!); // its third order, cut in half
   await first.destroy();
-  await live.logs.waitFor(/^warn: peer 127\.0\.0\.1:\d+ disconnected mid-message after 18 whole messages, \d+ of \d+ payload bytes of a message received; the incomplete message is dropped$/);
+  // The reason in brackets where the system gives one: Node 24 sees the cut as ECONNRESET, Node 22 as an end.
+  await live.logs.waitFor(/^warn: peer 127\.0\.0\.1:\d+ disconnected mid-message after 18 whole messages, \d+ of \d+ payload bytes of a message received( \([^)]+\))?; the incomplete message is dropped$/);
   await live.untilBlocks(3);
 
   const second = await SpClient.connect(live.port);

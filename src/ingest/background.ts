@@ -105,6 +105,8 @@ export function startBackgroundIngest(opts: BackgroundIngestOptions): Background
             : 'standby: another instance holds the writer lock; this one takes over when it goes');
           break;
         case 'progress':
+          // The thread's last word stands: a report sent before it but read after changes nothing.
+          if (status.state !== 'starting' && status.state !== 'running') break;
           status.state = 'running';
           apply(m.stats);
           break;

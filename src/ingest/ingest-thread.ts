@@ -7,6 +7,7 @@ import { asLedgerError, InternalError, toWire, type WireError } from '../errors.
 import { openWriter } from '../store/open.js';
 import type { StoreConfig, WriteStore } from '../store/store.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingester.js';
+import { LatestEvery } from './latest-every.js';
 import { openSourceSpec } from './source-spec.js';
 
 export interface IngestThreadInput {
@@ -50,14 +51,8 @@ async function run(input: IngestThreadInput, post: (m: IngestThreadMessage) => v
     return post({ type: 'failed', error: failure(e, post), stats: undefined });
   }
   post({ type: 'role', role: 'writer' });
-  let latest: { stats: IngestStats; position: number } | undefined;
-  let lastPost = 0;
-  let trailing: NodeJS.Timeout | undefined;
-  const postLatest = () => {
-    trailing = undefined;
-    lastPost = Date.now();
-    if (latest) post({ type: 'progress', ...latest });
-  };
+  let latest: IngestStats | undefined;
+  const progress = new LatestEvery<{ stats: IngestStats; position: number }>(PROGRESS_EVERY_MS, (p) => post({ type: 'progress', ...p }));
   try {
     const source = openSourceSpec(input.spec, {
       follow: input.follow, acceptUnverified: input.acceptUnverified, signal,
@@ -68,20 +63,18 @@ async function run(input: IngestThreadInput, post: (m: IngestThreadMessage) => v
       allowGaps: input.allowGaps,
       onWarning: (msg) => post({ type: 'log', level: 'warn', msg }),
       onBlock: (_block, s, position) => {
-        latest = { stats: s, position };
+        latest = s;
         // At most one message per interval, and always one after the last block of a burst.
-        const wait = PROGRESS_EVERY_MS - (Date.now() - lastPost);
-        if (wait <= 0) postLatest();
-        else trailing ??= setTimeout(postLatest, wait);
+        progress.offer({ stats: s, position });
       },
     }, signal);
-    clearTimeout(trailing);
+    progress.stop();
     const incomplete = incompleteBlockMessage(stats, source.unit);
     if (incomplete) post({ type: 'log', level: 'warn', msg: incomplete });
     post({ type: 'done', stats });
   } catch (e) {
-    clearTimeout(trailing);
-    post({ type: 'failed', error: failure(e, post), stats: latest?.stats });
+    progress.stop();
+    post({ type: 'failed', error: failure(e, post), stats: latest });
   } finally {
     await store.close();
   }

@@ -191,7 +191,12 @@ export class OrderStreamHub {
 
   /** Reads what a subscriber is owed up to the hub's position, then lets it take blocks as they come. */
   private async catchUp(sub: Subscriber): Promise<void> {
-    this.position ??= await this.source.lastHeight();
+    if (this.position === undefined) {
+      const height = await this.source.lastHeight();
+      // Set only if still unset once read: another subscriber's read may have set it, and blocks been dispatched
+      // from there since; a later height here would skip them for the live subscribers (`??= await` checks before it waits).
+      this.position ??= height;
+    }
     while (!sub.ended && sub.next <= this.position) {
       const blocks = await this.source.orderChanges(sub.next - 1n, this.position, this.readBlocks);
       if (blocks.length === 0) break;

@@ -164,3 +164,33 @@ test('a resume from a block gets the changes after it, no snapshot, then the liv
   assert.doesNotMatch(sink.frames.join('\n'), /snapshot/);
   assert.deepEqual(sink.updatedIds(), expectedIds(7, 14));
 });
+
+test('subscribers arriving together while blocks commit each get every block once: a late read of the last height does not move the hub past what it dispatched', async () => {
+  const source = new FakeSource();
+  const hub = new OrderStreamHub(source, { bufferBytes: 1 << 20, readBlocks: 100 });
+  source.height = 1;
+  // The second subscriber's read of the last height is slow: it answers after blocks 2-6 committed.
+  let slowRead!: () => void;
+  const gate = new Promise<void>((r) => (slowRead = r));
+  const reads: number[] = [];
+  source.lastHeight = async () => {
+    reads.push(reads.length);
+    if (reads.length === 2) await gate;
+    return BigInt(source.height);
+  };
+  const first = new Sink();
+  const second = new Sink();
+  const subscribingFirst = hub.subscribe(ALL, first, 0n);
+  const subscribingSecond = hub.subscribe(ALL, second, 0n);
+  await subscribingFirst;
+  for (const h of [2, 3, 4, 5, 6]) source.height = h;
+  slowRead();
+  await subscribingSecond;
+  for (const h of [7, 8]) {
+    source.height = h;
+    hub.blockCommitted();
+    await hub.settled();
+  }
+  assert.deepEqual(first.updatedIds(), expectedIds(1, 8), 'the first subscriber: every block');
+  assert.deepEqual(second.updatedIds(), expectedIds(1, 8), 'the second subscriber: every block');
+});

@@ -32,15 +32,19 @@ after(async () => {
 });
 
 /** The orders of every updates frame a WebSocket gets, each as its JSON text. */
-function updatesOver(url: string): Promise<{ orders: string[]; ws: WebSocket }> {
+function updatesOver(url: string): Promise<{ orders: string[]; ws: WebSocket; ended: () => string }> {
   const ws = new WebSocket(`${url.replace('http', 'ws')}/api/v2/stream/orders?fromBlock=0`);
   const orders: string[] = [];
+  let end = 'open';
   ws.on('message', (m) => {
-    const frame = JSON.parse(String(m)) as { result: { updates: { orders: unknown[] } } };
-    orders.push(...frame.result.updates.orders.map((o) => JSON.stringify(o)));
+    const frame = JSON.parse(String(m)) as { result?: { updates: { orders: unknown[] } }; error?: unknown };
+    // An error frame (the stream failed) is kept for the failure's message; it has no orders.
+    if (frame.result === undefined) end = `error frame ${JSON.stringify(frame.error)}`;
+    else orders.push(...frame.result.updates.orders.map((o) => JSON.stringify(o)));
   });
+  ws.on('close', (code, reason) => (end = `${end === 'open' ? '' : `${end}, `}closed ${code} ${String(reason)}`));
   return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve({ orders, ws }));
+    ws.once('open', () => resolve({ orders, ws, ended: () => end }));
     ws.once('error', reject);
   });
 }
@@ -74,7 +78,11 @@ for (const backend of BACKENDS) {
       const expected = (await createModelStore(all).orderChanges(0n, last, 1_000_000))
         .flatMap((b) => b.changes.map((c) => JSON.stringify(JSON.parse(streamOrderJson(c.node)))));
       assert.ok(expected.length > 100);
-      await eventually('every subscriber to get every change', async () => subscribers.every((s) => s.orders.length >= expected.length), 60_000);
+      await eventually('every subscriber to get every change', async () => subscribers.every((s) => s.orders.length >= expected.length), 60_000)
+        .catch((e: unknown) => {
+          const got = subscribers.map((s) => `${s.orders.length} (${s.ended()})`).join(', ');
+          throw new Error(`${String(e)}: of ${expected.length} changes they got ${got}`);
+        });
       for (const s of subscribers) {
         assert.deepEqual(s.orders, expected);
         s.ws.terminate();

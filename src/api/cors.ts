@@ -70,8 +70,8 @@ export function corsHeaders(policy: CorsPolicy, req: IncomingMessage): OutgoingH
  * parser gave up on it, its Origin unknown): every origin's, when every
  * origin is allowed, so that a page whose URL was too long reads why.
  */
-export function corsHeadersUnread(policy: CorsPolicy): OutgoingHttpHeaders {
-  return policy.origins === '*' ? { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED } : {};
+export function corsHeadersUnread(origins: CorsOrigins): OutgoingHttpHeaders {
+  return origins === '*' ? { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED } : {};
 }
 
 /** Is `req` a preflight: OPTIONS, from a page, asking whether a method may be used? */

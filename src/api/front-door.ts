@@ -18,6 +18,9 @@ import type { RateLimiter } from './rate-limit.js';
 
 const SEEN = Symbol('front door passed');
 
+/** The refusal of a request that reaches a server shutting down. */
+const shuttingDown = () => new UnavailableError('the server is shutting down: try again, on another instance');
+
 export interface FrontDoorOptions {
   cors: CorsPolicy;
   rateLimiter: RateLimiter | undefined;
@@ -42,7 +45,7 @@ export class FrontDoor {
     // No route reads a body: the connection ends with the answer, and says so, rather than wait for a body that may never end.
     if (hasBody(req)) res.setHeader('Connection', 'close');
     if (this.closing) {
-      writeRefusal(res, new UnavailableError('the server is shutting down: try again, on another instance'), {
+      writeRefusal(res, shuttingDown(), {
         ...known.headers(), connection: 'close',
       });
       return false;
@@ -76,7 +79,7 @@ export class FrontDoor {
   admitUpgrade(req: IncomingMessage, socket: Duplex): boolean {
     const { known } = this.options;
     if (this.closing) {
-      refuseOnSocket(socket, new UnavailableError('the server is shutting down: try again, on another instance'), known.headers());
+      refuseOnSocket(socket, shuttingDown(), known.headers());
       return false;
     }
     const limited = this.rateLimited(req);

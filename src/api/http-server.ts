@@ -143,7 +143,7 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
   server.setTimeout(Math.max(options.idleTimeoutMs, options.queryTimeoutMs + 5000));
   limitConnections(server, options.maxConnections, hooks.warn);
   // A request Node could not read has no Origin to answer: every origin's, when every origin is allowed.
-  const unreadCors = corsHeadersUnread({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds });
+  const unreadCors = corsHeadersUnread(options.corsOrigins);
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     const refusal = parserRefusal(error, options);
     if (refusal === undefined) socket.destroy();

@@ -18,7 +18,8 @@ import { errorFrame, refusalBody } from './frames.js';
 import type { Frame, FrameSink, OrderStreamHub, StreamEnd } from './hub.js';
 import { readStreamRequest, type StreamRequest } from './request.js';
 
-export interface StreamLimits {
+/** What the transports are told: the per-client limit, the ping interval, the headers of a refusal. */
+export interface StreamOptions {
   /** Concurrent streams one client address may hold (the original: 250). */
   perClient: number;
   /** Seconds between WebSocket pings; a client that misses one is dropped. */
@@ -82,8 +83,8 @@ export class OrderStreams {
   private readonly clients: ClientCounts;
   private readonly sockets: WebSocketServer;
 
-  constructor(private readonly hub: OrderStreamHub, private readonly limits: StreamLimits) {
-    this.clients = new ClientCounts(limits.perClient);
+  constructor(private readonly hub: OrderStreamHub, private readonly options: StreamOptions) {
+    this.clients = new ClientCounts(options.perClient);
     this.sockets = new WebSocketServer({
       noServer: true,
       perMessageDeflate: false,
@@ -99,7 +100,7 @@ export class OrderStreams {
         ? { status: 405, grpc: GrpcCode.Unimplemented }
         : { status: 400 });
       refuseOnSocket(socket, refusal, {
-        ...limits.refusalHeaders(),
+        ...options.refusalHeaders(),
         ...(wrongMethod ? { Allow: ALLOWED_METHODS } : {}),
         ...(/Version/.test(error.message) ? { 'Sec-WebSocket-Version': '13, 8' } : {}),
       });
@@ -112,7 +113,7 @@ export class OrderStreams {
     const release = request instanceof ApiError ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
     const refusal = admit(request, release);
     if (refusal !== undefined) {
-      res.writeHead(refusal.httpStatus, { ...this.limits.refusalHeaders(), 'content-type': 'application/json' }).end(refusalBody(refusal));
+      res.writeHead(refusal.httpStatus, { ...this.options.refusalHeaders(), 'content-type': 'application/json' }).end(refusalBody(refusal));
       return;
     }
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) ? createGzip() : undefined;
@@ -142,7 +143,7 @@ export class OrderStreams {
     const refuse = (r: ApiError) => {
       if (started) return sink.end({ kind: 'failed', message: r.message });
       started = true;
-      res.writeHead(r.httpStatus, { ...this.limits.refusalHeaders(), 'content-type': 'application/json' }).end(refusalBody(r));
+      res.writeHead(r.httpStatus, { ...this.options.refusalHeaders(), 'content-type': 'application/json' }).end(refusalBody(r));
     };
     // Once subscribed, the status goes out even with no frame yet: a resume may be owed nothing until the next block.
     this.run(request as StreamRequest, sink, refuse, release!, (stop) => res.once('close', stop), () => {
@@ -167,7 +168,7 @@ export class OrderStreams {
         if (!alive) return ws.terminate();
         alive = false;
         ws.ping();
-      }, this.limits.pingSeconds * 1000);
+      }, this.options.pingSeconds * 1000);
       ws.on('pong', () => (alive = true));
       ws.on('close', () => clearInterval(ping));
       ws.on('error', () => ws.terminate());

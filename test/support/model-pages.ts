@@ -46,32 +46,34 @@ export function connectionText<K>(key: string, page: ModelPage<K>, cursors: read
     `"startCursor":${start},"endCursor":${end}}}}`;
 }
 
-/** The edges' cursors of an answer, read only to ask for the next page; [] when the body is no connection. */
-function cursorsOf(body: string, key: string): string[] {
+/** An answer read as a connection: each node's text, each edge's cursor and the flags; undefined when it is none. */
+function connectionOf(body: string, key: string): { nodes: string[]; cursors: string[]; flags: unknown[] } | undefined {
   try {
-    const edges = (JSON.parse(body) as Record<string, { edges?: { cursor?: unknown }[] }>)[key]?.edges ?? [];
-    return edges.map((e) => String(e.cursor));
+    const c = (JSON.parse(body) as Record<string, { edges: { node: unknown; cursor: unknown }[]; pageInfo: Record<string, unknown> }>)[key]!;
+    return {
+      nodes: c.edges.map((e) => JSON.stringify(e.node)), cursors: c.edges.map((e) => String(e.cursor)),
+      flags: [c.pageInfo.hasNextPage, c.pageInfo.hasPreviousPage],
+    };
   } catch {
-    return [];
+    return undefined;
   }
 }
 
-/** `query` with the step's page size and the server's cursor set. */
-function stepUrl(path: string, query: URLSearchParams, step: Step, cursor: string | undefined): string {
-  const p = new URLSearchParams(query);
-  p.set(step.backward ? 'pagination.last' : 'pagination.first', String(step.size));
-  if (cursor !== undefined) p.set(step.backward ? 'pagination.before' : 'pagination.after', cursor);
-  return `${path}?${p}`;
+/** `query` (as the client spells it, escaped) with the step's page size and the server's cursor. */
+function stepUrl(path: string, query: string, step: Step, cursor: string | undefined): string {
+  const size = `${step.backward ? 'pagination.last' : 'pagination.first'}=${step.size}`;
+  const from = cursor === undefined ? '' : `&${step.backward ? 'pagination.before' : 'pagination.after'}=${encodeURIComponent(cursor)}`;
+  return `${path}?${query === '' ? '' : `${query}&`}${size}${from}`;
 }
 
 /**
  * Walks the listing with `steps`, each page after (or before) the previous
  * one's edge, comparing every answer with the model's page; returns the
- * model's pages. `query` holds the filters (and newestFirst, when given)
- * that `newestFirst` and `listing.rows` are the model's reading of.
+ * model's pages. `query` is the filters (and newestFirst, when given) as a
+ * client spells them; `newestFirst` and `listing.rows` are the model's reading of them.
  */
 export async function compareWalk<K>(
-  ask: Ask, listing: ModelListing<K>, query: URLSearchParams, newestFirst: boolean, steps: readonly Step[], what = '',
+  ask: Ask, listing: ModelListing<K>, query: string, newestFirst: boolean, steps: readonly Step[], what = '',
 ): Promise<ModelPage<K>[]> {
   const pages: ModelPage<K>[] = [];
   let place: K | undefined;
@@ -84,7 +86,11 @@ export async function compareWalk<K>(
     assert.equal(answer.status, 200, `${where}: ${answer.body.slice(0, 500)}`);
     assert.equal(answer.height, String(listing.lastBlock?.height ?? 0n), `${where}: X-Block-Height`);
     assert.equal(answer.timestamp, String(microsFloor(listing.lastBlock?.time ?? 0n)), `${where}: X-Block-Timestamp`);
-    const cursors = cursorsOf(answer.body, listing.key);
+    const got = connectionOf(answer.body, listing.key);
+    // Rows and flags first, one node a line, for a readable difference; then every byte.
+    assert.deepEqual(got?.nodes, page.rows.map((r) => r.json), `${where}: the rows`);
+    assert.deepEqual(got.flags, [page.hasNextPage, page.hasPreviousPage], `${where}: hasNextPage, hasPreviousPage`);
+    const cursors = got.cursors;
     for (const c of cursors) assert.match(c, /^[A-Za-z0-9_-]+$/, `${where}: a cursor needs no escaping in a URL (section 11.2)`);
     assert.equal(answer.body, connectionText(listing.key, page, cursors), where);
     pages.push(page);
@@ -102,7 +108,7 @@ export async function compareWalk<K>(
  * the forward walk.
  */
 export async function compareWholeListing<K>(
-  ask: Ask, listing: ModelListing<K>, query: URLSearchParams, newestFirst: boolean, size: number, what = '',
+  ask: Ask, listing: ModelListing<K>, query: string, newestFirst: boolean, size: number, what = '',
 ): Promise<ModelRow<K>[]> {
   const pages = Math.ceil(listing.rows.length / size) || 1;
   const forward = await compareWalk(ask, listing, query, newestFirst, Array.from({ length: pages }, () => ({ size, backward: false })), `${what} forward`);

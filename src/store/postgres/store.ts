@@ -21,7 +21,7 @@ import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
 import type { SqlValue } from '../rows.js';
-import type { CommittedBlock, QueryStore } from '../store.js';
+import type { CommittedBlock, QueryStore, StoreLog } from '../store.js';
 import { checkSession, newPool } from './connection.js';
 import { numberedPlaceholders, POSTGRES } from './dialect.js';
 import { fromPostgres } from './errors.js';
@@ -38,6 +38,8 @@ export interface PostgresStoreOptions {
   queryTimeoutMs?: number | undefined;
   /** Bytes of statement text one connection may have prepared before it is replaced (./statements.ts). */
   preparedBytesPerConnection?: number;
+  /** Where the store logs what it handles on its own. */
+  log?: StoreLog | undefined;
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -174,7 +176,7 @@ export class PostgresStore implements QueryStore {
 
   /** The writer's notification as it commits, and a slow poll behind it (./block-watch.ts). */
   watchBlocks(onBlock: () => void): () => void {
-    return watchBlocks(this.options.url, onBlock);
+    return watchBlocks(this.options.url, onBlock, this.options.log);
   }
 
   /**

@@ -23,6 +23,12 @@ export interface RunningServer {
   child: ChildProcess;
   /** Everything the server logged so far. */
   output: () => string;
+  /**
+   * Resolves with the lines of the output matching `pattern` once there are
+   * `count` of them, checked as output arrives; fails if the server exits
+   * first or after `timeoutMs`, which only stops a test that would hang.
+   */
+  outputLines: (pattern: RegExp, count?: number, timeoutMs?: number) => Promise<string[]>;
   stop: () => Promise<void>;
 }
 
@@ -55,8 +61,36 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
       reject(new Error(`serve exited with ${code}:\n${out}`));
     });
   });
+  const matching = (pattern: RegExp) => out.split('\n').filter((line) => pattern.test(line));
+  const outputLines = (pattern: RegExp, count = 1, timeoutMs = 30_000) => new Promise<string[]>((resolve, reject) => {
+    const check = () => {
+      const lines = matching(pattern);
+      if (lines.length < count) return;
+      settle();
+      resolve(lines);
+    };
+    const exited = () => {
+      settle();
+      reject(new Error(`serve exited before ${count} lines matching ${pattern}:\n${out}`));
+    };
+    const timer = setTimeout(() => {
+      settle();
+      reject(new Error(`no ${count} lines matching ${pattern} within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    const settle = () => {
+      clearTimeout(timer);
+      child.stdout.off('data', check);
+      child.stderr.off('data', check);
+      child.off('exit', exited);
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    child.once('exit', exited);
+    check();
+    if (child.exitCode !== null || child.signalCode !== null) exited();
+  });
   return {
-    url, child, output: () => out,
+    url, child, output: () => out, outputLines,
     stop: () => new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
       child.once('exit', () => resolve());

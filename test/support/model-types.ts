@@ -1,62 +1,21 @@
 /**
- * What the model reads of the events: the fields docs/compatibility.md,
- * section 9.5, lists, as plain values. Declared here rather than imported
- * from src/domain, so that the model shares nothing with the code it checks;
- * they have the domain's shapes, so a test may hand the model the domain
- * blocks it built (src's Block is one of these with more fields).
+ * What the model reads of the events (docs/compatibility.md, section 9.5),
+ * and what it answers: plain values. A block here has no Order messages, so
+ * a test may hand the model the domain blocks it built (src's Block is one
+ * of these with more fields).
  */
+import type { BundleFilter, NodeSignature, SignerAdded, SignerRemoved } from '../../src/domain/bundle.js';
+import type { Order, OrderFilter } from '../../src/domain/order.js';
 
-/** One state of an order, as an Order event carries it; enums are numbers. */
-export interface ModelOrder {
-  id: string;
-  marketId: string;
-  partyId: string;
-  side: number;
-  price: string;
-  size: bigint;
-  remaining: bigint;
-  timeInForce: number;
-  type: number;
-  createdAt: bigint;
-  status: number;
-  expiresAt: bigint;
-  reference: string;
-  /** Present only when the event set it (the field is `optional`). */
-  reason?: number;
-  updatedAt: bigint;
-  version: bigint;
-  batchId: bigint;
-  peggedOrder?: { reference: number; offset: string };
-  liquidityProvisionId: string;
-  postOnly: boolean;
-  reduceOnly: boolean;
-  icebergOrder?: { peakSize: bigint; minimumVisibleSize: bigint; reservedRemaining: bigint };
-}
-
-export interface ModelSignerAdded {
-  signatureId: string;
-  validatorId: string;
-  timestamp: bigint;
-  newSigner: string;
-  submitter: string;
-  nonce: string;
-  epochSeq: bigint;
-}
-
-export interface ModelSignerRemoved {
-  signatureSubmitters: { signatureId: string; submitter: string }[];
-  validatorId: string;
-  timestamp: bigint;
-  oldSigner: string;
-  nonce: string;
-  epochSeq: bigint;
-}
-
-export interface ModelNodeSignature {
-  id: string;
-  sig: Uint8Array;
-  kind: number;
-}
+/**
+ * What one event carries: the domain's shapes, as types only (erased at run
+ * time: no code of src/ runs in the model). The model fills them from its
+ * own decoding (model-protobuf.ts).
+ */
+export type ModelOrder = Order;
+export type ModelSignerAdded = SignerAdded;
+export type ModelSignerRemoved = SignerRemoved;
+export type ModelNodeSignature = NodeSignature;
 
 /** Every event of one height, BeginBlock to EndBlock, in event order (section 9.6). */
 export interface ModelBlock {
@@ -79,25 +38,9 @@ export interface ModelBlockStamp {
   hash: string;
 }
 
-/** The filters of GET /api/v2/orders (section 2.2); an absent one matches everything. */
-export interface ModelOrderFilter {
-  statuses?: number[];
-  types?: number[];
-  timeInForces?: number[];
-  excludeLiquidity?: boolean;
-  partyIds?: string[];
-  marketIds?: string[];
-  reference?: string;
-  dateRange?: { start?: bigint; end?: bigint };
-  liveOnly?: boolean;
-}
-
-/** The filters of the bundle listings (section 2.3). */
-export interface ModelBundleFilter {
-  nodeId?: string;
-  submitter?: string;
-  epochSeq?: bigint;
-}
+/** The filters of GET /api/v2/orders (section 2.2) and of the bundle listings (section 2.3), as the domain has them. */
+export type ModelOrderFilter = OrderFilter;
+export type ModelBundleFilter = BundleFilter;
 
 /** Where a row lies in the order listing: its createdAt (whole microseconds) and lower-case id. */
 export interface ModelOrderKey {

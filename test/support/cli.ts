@@ -42,11 +42,12 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    // A server that does not start in time is killed: left running, it would keep the test's process, and the suite, alive.
+    // A server that does not start in time is killed: left running, it would keep the test's process, and the suite,
+    // alive. The time only stops a hang: four started at once on a loaded 2-core machine have taken over 30 s.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`serve did not start within 30 s:\n${out}`));
-    }, 30_000);
+      reject(new Error(`serve did not start within 120 s:\n${out}`));
+    }, 120_000);
     const check = () => {
       const m = /listening at (http:\/\/[\d.:[\]a-z]+)/i.exec(out);
       if (m) {

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { CommitLimits } from '../src/ingest/commit-group.js';
+import type { CommitLimits } from '../src/ingest/pending-group.js';
 import { fileSource } from '../src/ingest/file-source.js';
 import { ingest } from '../src/ingest/ingester.js';
 import { openWriter } from '../src/store/open.js';

@@ -41,7 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { INGEST_STATUS_PATH } from '../src/api/ingest-status-route.js';
-import type { IngestStatus } from '../src/ingest/background.js';
+import type { IngestStatus } from '../src/domain/ingest-status.js';
 import { encodeBusEvent } from '../src/ingest/codec.js';
 import { encodeRecord } from '../src/ingest/framing.js';
 import { simulateEvents } from '../src/simulate/simulate.js';

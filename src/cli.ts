@@ -14,9 +14,10 @@ import { checkEventFile, fileSource, plainFileSize } from './ingest/file-source.
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingest/ingester.js';
 import { ProgressReporter } from './ingest/progress.js';
 import type { OffsetUnit } from './ingest/source.js';
-import { openSourceSpec, parseSourceSpec } from './ingest/source-spec.js';
+import { openSourceSpec } from './ingest/open-source.js';
+import { parseSourceSpec } from './ingest/source-spec.js';
 import { resolveLogFormat, type LogOptions } from './logging.js';
-import { runServe, type ServeOptions } from './serve.js';
+import { serve, type ServeOptions } from './processes/serve.js';
 import { writeEventFile } from './simulate/write.js';
 import { bar, StatusLine } from './status-line.js';
 import { openWriter } from './store/open.js';
@@ -42,7 +43,7 @@ variable over the file, the file over the default.
 const ABOUT: Record<Command, string> = {
   serve: `ledger-query serve [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] [--accept-unverified] | --no-ingest]
   Serves the REST API (data node API v0.73 paths) over the store and, with
-  --source, ingests live in a worker thread while serving. Without --no-ingest
+  --source, ingests live on its ingest thread while serving. Without --no-ingest
   it creates or migrates the store first; an embedded store is created only
   with a --source (a folder without one is refused, naming it). With
   --database-url, several instances may share one database: of those given a
@@ -115,7 +116,7 @@ function serveOptionsOf(v: Values): ServeOptions {
 async function serveCommand(args: string[]): Promise<void> {
   const config = loadConfiguration('serve', args);
   if (config.help) return void process.stdout.write(helpOf('serve'));
-  await runServe(serveOptionsOf(config.values));
+  await serve(serveOptionsOf(config.values));
 }
 
 function describe(s: IngestStats): string {
@@ -267,7 +268,7 @@ async function demoCommand(args: string[]): Promise<void> {
   const file = join(store.dataDir, 'demo.events');
   if (!existsSync(file)) await simulate(file, v.blocks, v.seed, v['orders-per-block']);
   await ingestFiles([file], store, { allowGaps: false, acceptUnverified: false });
-  const address = await runServe({
+  const address = await serve({
     store, host: v.host, port: v.port, readOnly: false, httpProcesses: v.workers, log: logOf(v),
   });
   const base = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');

@@ -1,7 +1,7 @@
 /**
  * How `serve` logs: JSON lines (for a log collector), or readable lines
  * (pino-pretty) for a person at a terminal. The primary decides once
- * (./serve.ts) and its HTTP processes log the same way.
+ * (./processes/serve.ts) and its HTTP processes log the same way.
  */
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';

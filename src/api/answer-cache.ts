@@ -22,12 +22,6 @@ export interface CachedAnswer {
   readonly encoded: Map<string, Buffer>;
 }
 
-/**
- * Per server (so per HTTP process): enough for the few hundred pages pollers
- * ask every block, with their compressed variants (BENCHMARKS.md, "Figures behind the code").
- */
-export const DEFAULT_ANSWER_CACHE_BYTES = 24 << 20;
-
 /** Bytes an entry holds beyond its bodies: key, maps, headers. */
 const ENTRY_OVERHEAD = 256;
 

@@ -14,7 +14,7 @@ import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, setBlockHeaders } from './block-headers.js';
 import { mergeVary } from './cors.js';
 import { prettyBody } from './envelope.js';
-import type { ReadLimits } from './params.js';
+import type { ReadLimits } from './http-options.js';
 import { IGNORED_PARAMETERS_HEADER } from './query.js';
 
 /** What a route computes on a miss: the answer's body (JSON, UTF-8) and the block it was read at. */

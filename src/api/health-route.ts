@@ -6,7 +6,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { asLedgerError } from '../errors.js';
-import type { IngestStatus } from '../ingest/background.js';
+import type { IngestStatus } from '../domain/ingest-status.js';
 import type { CommittedBlock, QueryStore } from '../store/store.js';
 import { ANSWER_EXAMPLES } from './openapi/examples.js';
 import type { RouteDoc } from './openapi/route-doc.js';

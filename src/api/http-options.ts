@@ -1,9 +1,23 @@
 /**
  * What the HTTP server takes from whoever connects, and for how long: the
  * limits that make it safe to expose, each with its default and the `serve`
- * flag that sets it (src/cli.ts; the README's configuration table).
+ * flag that sets it (src/cli.ts; the README's configuration table). Constants
+ * only: the settings (../config/) read their defaults here.
  */
-import { DEFAULT_READ_LIMITS } from './params.js';
+
+export interface ReadLimits {
+  /** Values of one list filter, repeated keys and comma-separated values counted alike. */
+  maxListValues: number;
+}
+
+/** 1,000 party ids fit in a request (DEFAULT_HTTP_OPTIONS). */
+export const DEFAULT_READ_LIMITS: ReadLimits = { maxListValues: 1000 };
+
+/**
+ * Answers kept per server (so per HTTP process): enough for the few hundred pages pollers
+ * ask every block, with their compressed variants (BENCHMARKS.md, "Figures behind the code").
+ */
+export const DEFAULT_ANSWER_CACHE_BYTES = 24 << 20;
 
 /**
  * Cross-origin requests: `*` lets every origin read answers, as the

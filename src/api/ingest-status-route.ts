@@ -5,7 +5,7 @@
  * ask every instance the same question.
  */
 import type { FastifyInstance } from 'fastify';
-import type { IngestRole, IngestStatus } from '../ingest/background.js';
+import type { IngestRole, IngestStatus } from '../domain/ingest-status.js';
 import type { QueryStore } from '../store/store.js';
 import { sendJson } from './envelope.js';
 import type { RouteDoc } from './openapi/route-doc.js';

@@ -15,7 +15,8 @@ import { ANSWER_EXAMPLES } from './openapi/examples.js';
 import type { RefusalKind, RouteDoc } from './openapi/route-doc.js';
 import { ref } from './openapi/schemas.js';
 import { PAGINATION_PARAMS, PRETTY_PARAM, type ParameterDecl } from './parameters.js';
-import { DEFAULT_READ_LIMITS, readPagination, wantsPretty, type ReadLimits } from './params.js';
+import { DEFAULT_READ_LIMITS, type ReadLimits } from './http-options.js';
+import { readPagination, wantsPretty } from './params.js';
 import { ignoredParametersValue, pathOf, readQuery, type QueryParams } from './query.js';
 
 export interface PageEndpoint<F, K> {

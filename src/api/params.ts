@@ -11,6 +11,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../domain/pa
 import type { CursorCodec } from './cursor.js';
 import { InvalidEpochError, InvalidFilterError, InvalidPaginationError, quote, type ParameterRefusal } from './errors.js';
 import { BUNDLE_FILTER_PARAMS, ORDER_FILTER_PARAMS, PAGINATION_PARAMS, PRETTY_PARAM, type ParameterDecl } from './parameters.js';
+import { DEFAULT_READ_LIMITS, type ReadLimits } from './http-options.js';
 import type { QueryParam, QueryParams } from './query.js';
 
 const INT64_MIN = -(2n ** 63n);
@@ -47,14 +48,6 @@ function single(q: QueryParams, { name }: ParameterDecl, kind: ParameterRefusal)
 }
 
 /** What a request may ask for at most, beyond the original's own rules. */
-export interface ReadLimits {
-  /** Values of one list filter, repeated keys and comma-separated values counted alike. */
-  maxListValues: number;
-}
-
-/** 1,000 party ids fit in a request (../api/http-options.ts). */
-export const DEFAULT_READ_LIMITS: ReadLimits = { maxListValues: 1000 };
-
 /**
  * Every item of a repeated parameter, from repeated keys and comma-separated
  * values alike; more than `max` of them is refused, naming the parameter.

@@ -11,7 +11,7 @@ import { extname } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { UsageError } from '../errors.js';
-import { HTTP_PROCESS_SETUP } from '../serve-protocol.js';
+import { HTTP_PROCESS_SETUP } from '../processes/protocol.js';
 import { SETTING_NAMES, settingOf, settingsOf, type SettingName, type Values } from './settings.js';
 import { ENV_PREFIX, envName, type Command, type FileKind } from './setting.js';
 

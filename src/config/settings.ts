@@ -7,10 +7,10 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_ANSWER_CACHE_BYTES } from '../api/answer-cache.js';
+import { DEFAULT_ANSWER_CACHE_BYTES } from '../api/http-options.js';
 import { UsageError } from '../errors.js';
 import { SOURCE_SPEC_HELP, parseSourceSpec } from '../ingest/source-spec.js';
-import { DEFAULT_DATA_DIR } from '../store/open.js';
+import { DEFAULT_DATA_DIR } from '../store/location.js';
 import { HTTP_SETTINGS } from './http-settings.js';
 import {
   defaulted, maskPassword, oneOf, optional, positiveInteger, toggle, wholeNumber, type Command, type Setting, type ValueOf,

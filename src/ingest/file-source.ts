@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { CorruptInputError, UsageError } from '../errors.js';
 import { decodeBusEvent } from './codec.js';
 import { RecordSplitter } from './framing.js';
-import type { EventSource, OffsetUnit, SourceBatch, SourceEvent } from './source.js';
+import type { EventSource, OffsetUnit, EventBatch, SourceEvent } from './source.js';
 import { verifiedGzipFile, verifiedGzipStream } from './verified-gzip.js';
 
 export interface FileSourceOptions {
@@ -71,7 +71,7 @@ export function fileSource(path: string, opts: FileSourceOptions = {}): EventSou
   };
 }
 
-async function* readFile(path: string, opts: FileSourceOptions, setUnit: (u: OffsetUnit) => void): AsyncGenerator<SourceBatch> {
+async function* readFile(path: string, opts: FileSourceOptions, setUnit: (u: OffsetUnit) => void): AsyncGenerator<EventBatch> {
   const info = await stat(path);
   checkReadable(path, info);
   if (!info.isFile()) {
@@ -141,7 +141,7 @@ async function openStream(path: string, fifo: boolean): Promise<Readable> {
 }
 
 /** Events of a stream, gunzipped if it starts as gzip does. */
-async function* readStream(raw: Readable, opts: FileSourceOptions, setUnit: (u: OffsetUnit) => void): AsyncGenerator<SourceBatch> {
+async function* readStream(raw: Readable, opts: FileSourceOptions, setUnit: (u: OffsetUnit) => void): AsyncGenerator<EventBatch> {
   const chunks = chunksOf(raw, opts.signal);
   try {
     const { gzip, all } = await sniffGzip(chunks);
@@ -244,7 +244,7 @@ async function sniffGzip(chunks: AsyncGenerator<Buffer>): Promise<{ gzip: boolea
  * BATCH_EVENTS at a time. A tail that is not a whole record when the chunks end
  * is a cut-off, unless the source was stopped (then its writer may finish it).
  */
-async function* decodeChunks(chunks: AsyncIterable<Buffer>, signal: AbortSignal | undefined): AsyncGenerator<SourceBatch> {
+async function* decodeChunks(chunks: AsyncIterable<Buffer>, signal: AbortSignal | undefined): AsyncGenerator<EventBatch> {
   const splitter = new RecordSplitter();
   let lastSeq: bigint | undefined;
   for await (const chunk of chunks) {

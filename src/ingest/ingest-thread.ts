@@ -1,6 +1,6 @@
 /**
  * The ingest thread: runs ingestion off the HTTP thread, so that writing a
- * large block never stalls it. Talks to ./background.ts through messages.
+ * large block never stalls it. Talks to ./ingest-thread-handle.ts through messages.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { asLedgerError, InternalError, toWire, type WireError } from '../errors.js';
@@ -8,7 +8,7 @@ import { openWriter } from '../store/open.js';
 import type { StoreConfig, WriteStore } from '../store/store.js';
 import { incompleteBlockMessage, ingest, type IngestStats } from './ingester.js';
 import { LatestEvery } from './latest-every.js';
-import { openSourceSpec } from './source-spec.js';
+import { openSourceSpec } from './open-source.js';
 
 export interface IngestThreadInput {
   store: StoreConfig;

@@ -1,10 +1,10 @@
 import type { Block } from '../domain/block.js';
 import { blockDigest } from '../domain/block-digest.js';
 import { CorruptInputError, IngestError, StoredBlockMismatchError } from '../errors.js';
-import type { BlockBatch, CommittedBlock, WriteStore } from '../store/store.js';
+import type { BlockGroup, CommittedBlock, WriteStore } from '../store/store.js';
 import { BlockAssembler } from './assembler.js';
-import { CommitGroup, DEFAULT_COMMIT_LIMITS, type CommitLimits } from './commit-group.js';
-import type { EventSource, OffsetUnit, SourceBatch } from './source.js';
+import { PendingGroup, DEFAULT_COMMIT_LIMITS, type CommitLimits } from './pending-group.js';
+import type { EventSource, OffsetUnit, EventBatch } from './source.js';
 import { heightRanges, StoredBlocks } from './stored-blocks.js';
 
 export interface IngestOptions {
@@ -108,15 +108,15 @@ async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefi
  * StoredBlockMismatchError at the first block the store does not hold, at
  * the source's end, or once the source is idle (MISMATCH_IDLE_MS).
  */
-export async function ingest<B extends BlockBatch>(
+export async function ingest<B extends BlockGroup>(
   source: EventSource,
   store: WriteStore<B>,
   opts: IngestOptions = {},
   signal?: AbortSignal,
 ): Promise<IngestStats> {
   const assembler = new BlockAssembler();
-  const group = new CommitGroup(() => store.newBatch(), { ...DEFAULT_COMMIT_LIMITS, ...opts.commit });
-  // The newest block accepted: committed, or waiting in the group.
+  const pending = new PendingGroup(() => store.newGroup(), { ...DEFAULT_COMMIT_LIMITS, ...opts.commit });
+  // The newest block accepted: committed, or waiting in the pending group.
   let last = await store.lastBlock();
   const stats: IngestStats = {
     source: source.name, events: 0, blocksCommitted: 0, blocksAlreadyStored: 0, blocksWithOtherHash: 0,
@@ -133,17 +133,17 @@ export async function ingest<B extends BlockBatch>(
   // slows the source down and memory stays bounded.
   const writes: Promise<void>[] = [];
   let writeFailure: { error: unknown } | undefined;
-  /** Waits until at most `pending` writes are outstanding, and rethrows a failed one. */
-  const written = async (pending = 0) => {
-    while (writes.length > pending) await writes.shift();
+  /** Waits until at most `atMost` writes are outstanding, and rethrows a failed one. */
+  const written = async (atMost = 0) => {
+    while (writes.length > atMost) await writes.shift();
     if (writeFailure) throw writeFailure.error;
   };
   /** Hands the group to the store once at most one write is outstanding. */
   const commit = async () => {
     await written(1);
-    if (group.size === 0) return;
-    const { batch, blocks, positions } = group.take();
-    writes.push(store.write(batch).then(
+    if (pending.size === 0) return;
+    const { group, blocks, positions } = pending.take();
+    writes.push(store.write(group).then(
       () => blocks.forEach((block, i) => {
         stats.blocksCommitted++;
         stats.lastBlock = block;
@@ -185,7 +185,7 @@ export async function ingest<B extends BlockBatch>(
    * with other content: the store or the source is corrupt.
    */
   const compareWithStored = async (block: Block, newest: CommittedBlock) => {
-    // The stored one may still wait in the group or be being written.
+    // The stored one may still wait in the pending group or be being written.
     await commit();
     await written();
     const stored = await storedBlocks.of(block.height, newest.height);
@@ -221,13 +221,13 @@ export async function ingest<B extends BlockBatch>(
       await fail(`block ${block.height} follows stored block ${last.height}: blocks ${last.height + 1n}..${block.height - 1n} are missing (use --allow-gaps to accept)`, offset);
     }
     try {
-      group.add(block, offset);
+      pending.add(block, offset);
     } catch (e) {
       await fail(`block ${block.height} cannot be stored: ${(e as Error).message}`, offset);
     }
     last = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
     stats.heightRead = block.height;
-    if (group.isDue()) await commit();
+    if (pending.isDue()) await commit();
   };
 
   const batches = source.events()[Symbol.asyncIterator]();
@@ -237,17 +237,17 @@ export async function ingest<B extends BlockBatch>(
   let reading = false;
   // Where the block being assembled starts, and where the source was cut off, if it was.
   let openedAt = 0;
-  let cutOff: SourceBatch['cutOff'];
+  let cutOff: EventBatch['cutOff'];
   try {
     while (!signal?.aborted) {
       if (writeFailure) await written();
       const next = batches.next();
       reading = true;
-      let result: IteratorResult<SourceBatch> | typeof TIMED_OUT | typeof ABORTED;
+      let result: IteratorResult<EventBatch> | typeof TIMED_OUT | typeof ABORTED;
       try {
-        if (group.size > 0) {
+        if (pending.size > 0) {
           // Blocks waiting to be committed do not wait on a source that has nothing ready.
-          result = await within(next, group.patienceMs());
+          result = await within(next, pending.patienceMs());
           if (result === TIMED_OUT) {
             await commit();
             result = await untilAborted(next, signal);

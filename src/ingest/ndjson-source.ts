@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { CorruptInputError } from '../errors.js';
 import { MAX_EVENT_BYTES } from './framing.js';
 import { busEventFromJson } from './json-codec.js';
-import type { EventSource, SourceBatch, SourceEvent } from './source.js';
+import type { EventSource, EventBatch, SourceEvent } from './source.js';
 
 const NEWLINE = 0x0a;
 /**
@@ -62,7 +62,7 @@ function tooLong(offset: number): CorruptInputError {
   return new CorruptInputError(`a line longer than ${MAX_LINE_BYTES} bytes: not an event`, { offset });
 }
 
-async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<SourceBatch> {
+async function* readLines(stream: NodeJS.ReadableStream): AsyncGenerator<EventBatch> {
   // The start of a line whose newline has not come yet, as the chunks it came
   // in: joined once it has, so a line spanning many chunks is copied once, not
   // once per chunk (BENCHMARKS.md, "Figures behind the code").

@@ -1,7 +1,7 @@
 import { CorruptInputError, ListenError } from '../errors.js';
 import { decodeBusEvent } from './codec.js';
 import { formatHostPort, listenPair, type LogFn } from './nanomsg.js';
-import type { EventSource, SourceBatch, SourceEvent } from './source.js';
+import type { EventSource, EventBatch, SourceEvent } from './source.js';
 
 export interface SocketSourceOptions {
   host: string;
@@ -111,7 +111,7 @@ async function* receive(
   opts: SocketSourceOptions,
   stats: SocketSourceStats,
   onListening: (address: { host: string; port: number }) => void,
-): AsyncGenerator<SourceBatch> {
+): AsyncGenerator<EventBatch> {
   const { signal } = opts;
   if (signal?.aborted) return;
   const log: LogFn = opts.log ?? ((level, msg) => process.stderr.write(`[${level}] socket source: ${msg}\n`));

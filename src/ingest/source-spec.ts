@@ -1,20 +1,5 @@
+/** What `--source` text names: its syntax, checked without opening anything (the settings read it). */
 import { UsageError } from '../errors.js';
-import { fileSource } from './file-source.js';
-import { ndjsonSource } from './ndjson-source.js';
-import { socketSource } from './socket-source.js';
-import type { EventSource } from './source.js';
-
-export interface SourceSpecOptions {
-  /** Keep reading a file:// source as it grows. */
-  follow?: boolean;
-  /** Of a gzip file:// source cut short, read the whole records of its last member too, unverified. */
-  acceptUnverified?: boolean;
-  signal?: AbortSignal;
-  log?: (level: 'info' | 'warn', msg: string) => void;
-  onListening?: (address: { host: string; port: number }) => void;
-  /** Where "-" reads from (stdin by default). */
-  stdin?: NodeJS.ReadableStream;
-}
 
 export const SOURCE_SPEC_HELP = `socket://HOST:PORT (nanomsg PAIR listener the core dials into, e.g. socket://0.0.0.0:3005),
 file://PATH (framed event file; with --follow, tailed as it grows), ndjson://PATH, or - (NDJSON on stdin)`;
@@ -44,18 +29,5 @@ export function parseSourceSpec(spec: string): SourceSpec {
     }
     default:
       throw new UsageError(`unknown source scheme "${scheme}://"; use ${SOURCE_SPEC_HELP}`);
-  }
-}
-
-/** Turns `--source` text into a source. */
-export function openSourceSpec(spec: string, opts: SourceSpecOptions = {}): EventSource {
-  const s = parseSourceSpec(spec);
-  switch (s.kind) {
-    case 'file':
-      return fileSource(s.path, { follow: opts.follow ?? false, acceptUnverified: opts.acceptUnverified ?? false, signal: opts.signal });
-    case 'ndjson':
-      return s.path === '-' ? ndjsonSource('-', opts.stdin) : ndjsonSource(s.path);
-    case 'socket':
-      return socketSource({ host: s.host, port: s.port, signal: opts.signal, log: opts.log, onListening: opts.onListening });
   }
 }

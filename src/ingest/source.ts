@@ -12,7 +12,7 @@ export interface SourceEvent {
  * Events in batches (one per read chunk), so the per-event cost stays a loop
  * iteration rather than an async step.
  */
-export interface SourceBatch {
+export interface EventBatch {
   /**
    * The stream broke off and starts again with this batch (a socket peer
    * reconnected): whatever block was open is incomplete and must be dropped;
@@ -33,5 +33,5 @@ export interface EventSource {
   readonly name: string;
   /** What offsets count: bytes of the source, bytes after decompressing it, or messages. */
   readonly unit: OffsetUnit;
-  events(): AsyncIterable<SourceBatch>;
+  events(): AsyncIterable<EventBatch>;
 }

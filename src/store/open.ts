@@ -5,20 +5,8 @@
  * the driver it uses, and starts the sooner (pg alone takes ~50 ms to load).
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { databasePath } from './location.js';
 import type { OpenOptions, QueryStore, StoreConfig, WriterOptions, WriteStore } from './store.js';
-
-export const DEFAULT_DATA_DIR = './data';
-
-/** The backend's name and where its data lives, for logs and status. */
-export function describeStore(config: StoreConfig): string {
-  if (config.databaseUrl === undefined) return `embedded store in ${config.dataDir}`;
-  const u = new URL(config.databaseUrl);
-  return `PostgreSQL database ${u.pathname.slice(1) || '(default)'} at ${u.host}`;
-}
-
-/** The embedded store's file in its folder. */
-export const databasePath = (dataDir: string) => join(dataDir, 'ledger.db');
 
 /**
  * Opens the configured store for ingestion: the one door for writes. It

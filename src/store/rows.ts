@@ -1,7 +1,7 @@
 /**
  * Blocks -> the rows a backend writes, with no database at hand, for both
  * backends. It runs on whichever thread reads the source, so the writer only
- * binds and commits; everything in a PreparedGroup survives postMessage, and its
+ * binds and commits; everything in a PackedGroup survives postMessage, and its
  * history travels as a few transferable buffers rather than an object per row.
  */
 import type { Block } from '../domain/block.js';
@@ -12,7 +12,7 @@ import { toMicros } from '../domain/time.js';
 import { CorruptInputError, InternalError } from '../errors.js';
 import { leadingIdBytes } from './history-message.js';
 import { ORDER_ID_BYTES as ID_BYTES, writeOrderKey } from './order-key.js';
-import type { BlockBatch, CommittedBlock } from './store.js';
+import type { BlockGroup, CommittedBlock } from './store.js';
 
 export type SqlValue = string | number | bigint | Uint8Array | null;
 
@@ -99,7 +99,7 @@ export interface PackedHistory {
 }
 
 /** One transaction's worth of rows, from consecutive blocks. */
-export interface PreparedGroup {
+export interface PackedGroup {
   /**
    * Each block, in order: its height is checked against the stored last
    * block under the write lock; its hash and digest (../domain/block-digest.ts)
@@ -157,7 +157,7 @@ class IdList {
 }
 
 /** The buffers of a prepared group, to transfer rather than copy to another thread. */
-export function transferables(p: PreparedGroup): ArrayBuffer[] {
+export function transferables(p: PackedGroup): ArrayBuffer[] {
   return [
     p.history.heights.buffer, p.history.seqs.buffer, p.history.ids.buffer, p.history.versions.buffer,
     p.history.markets.buffer, p.history.parties.buffer, p.history.messages.buffer, p.history.ends.buffer, p.keys.buffer,
@@ -166,10 +166,10 @@ export function transferables(p: PreparedGroup): ArrayBuffer[] {
 
 /**
  * The rows of a group, built block by block as blocks complete (the
- * BlockBatch of both writers): only each order's latest state stays an object.
+ * BlockGroup of both writers): only each order's latest state stays an object.
  */
-export class GroupRows implements BlockBatch {
-  private readonly blocks: PreparedGroup['blocks'] = [];
+export class GroupRows implements BlockGroup {
+  private readonly blocks: PackedGroup['blocks'] = [];
   private last: CommittedBlock | undefined;
   private rows = 0;
   private heights = new BigUint64Array(4096);
@@ -195,7 +195,7 @@ export class GroupRows implements BlockBatch {
   private finished = false;
 
   add(block: Block): void {
-    if (this.finished) throw new InternalError('this batch was already handed over to be written');
+    if (this.finished) throw new InternalError('this group was already handed over to be written');
     const { orders, orderMessages } = block;
     if (orderMessages.length !== orders.length) {
       throw new InternalError(`block ${block.height} has ${orders.length} orders but ${orderMessages.length} order messages`);
@@ -220,7 +220,7 @@ export class GroupRows implements BlockBatch {
     let messageBytes = 0;
     for (const i of byVersion.values()) messageBytes += orderMessages[i]!.byteLength;
     this.reserve(byVersion.size, messageBytes);
-    // Ids first: a bad one throws before anything the batch holds has changed.
+    // Ids first: a bad one throws before anything the group holds has changed.
     let row = this.rows;
     for (const i of byVersion.values()) writeOrderId(orders[i]!.id.toLowerCase(), this.ids, row++ * ID_BYTES);
     const t = block.time;
@@ -270,9 +270,9 @@ export class GroupRows implements BlockBatch {
     this.last = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
   }
 
-  /** The group's rows; undefined if no block was added. A batch is finished once. */
-  finish(): PreparedGroup | undefined {
-    if (this.finished) throw new InternalError('this batch was already handed over to be written');
+  /** The group's rows; undefined if no block was added. A group is finished once. */
+  finish(): PackedGroup | undefined {
+    if (this.finished) throw new InternalError('this group was already handed over to be written');
     this.finished = true;
     if (this.last === undefined) return undefined;
     const rows = this.rows;

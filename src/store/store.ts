@@ -104,12 +104,12 @@ export interface QueryStore {
  * each block into its rows as it is added: decoded blocks kept until their
  * group is written were most of ingestion's garbage-collection work.
  */
-export interface BlockBatch {
-  /** Adds the next block; a block that cannot be stored throws and leaves the batch as it was. */
+export interface BlockGroup {
+  /** Adds the next block; a block that cannot be stored throws and leaves the group as it was. */
   add(block: Block): void;
 }
 
-export interface WriteStore<B extends BlockBatch = BlockBatch> {
+export interface WriteStore<B extends BlockGroup = BlockGroup> {
   lastBlock(): Promise<CommittedBlock | undefined>;
   /**
    * The hash and digest of each stored block with a height from `from` to
@@ -118,25 +118,25 @@ export interface WriteStore<B extends BlockBatch = BlockBatch> {
    * it skips with the stored one.
    */
   storedBlocks(from: bigint, to: bigint): Promise<Map<bigint, StoredBlock>>;
-  /** An empty batch, to fill and hand to write(). */
-  newBatch(): B;
+  /** An empty group, to fill and hand to write(). */
+  newGroup(): B;
   /**
-   * Stores the batch's blocks in one transaction, together with the height of
+   * Stores the group's blocks in one transaction, together with the height of
    * the last as the last committed block: readers see all of them or none.
    * Each block must be newer than the one before it and than lastBlock().
-   * Calls may overlap (ingestion hands over the next batch while one is being
+   * Calls may overlap (ingestion hands over the next group while one is being
    * written): they are written in call order, and a call made while an
    * earlier one is outstanding fails, writing nothing, if that one fails; a
-   * call made once the failure was reported is written as usual. A batch is
+   * call made once the failure was reported is written as usual. A group is
    * written once.
    */
-  write(batch: B): Promise<void>;
+  write(group: B): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Writes blocks as one batch. */
-export async function writeBlocks<B extends BlockBatch>(store: WriteStore<B>, blocks: readonly Block[]): Promise<void> {
-  const batch = store.newBatch();
-  for (const block of blocks) batch.add(block);
-  await store.write(batch);
+/** Writes blocks as one group. */
+export async function writeBlocks<B extends BlockGroup>(store: WriteStore<B>, blocks: readonly Block[]): Promise<void> {
+  const group = store.newGroup();
+  for (const block of blocks) group.add(block);
+  await store.write(group);
 }

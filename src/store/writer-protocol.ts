@@ -1,5 +1,5 @@
 /**
- * What a store's writer (./thread-writer.ts, on the ingesting thread) and its
+ * What a store's writer (./writer.ts, on the ingesting thread) and its
  * writer thread (./sqlite/writer-thread.ts, ./postgres/writer-thread.ts) say
  * to each other, and the thread's side of it, the same for both backends:
  * requests are served one at a time in the order sent, errors travel by
@@ -16,8 +16,8 @@ export type WriterRequest<G> =
   | { id: number; type: 'storedBlocks'; from: bigint; to: bigint }
   /**
    * `after`: the write sent before this one, if its outcome was still unknown
-   * to the caller when it made this call. `error`: the batch could not be
-   * prepared; it still takes its turn, and fails.
+   * to the caller when it made this call. `error`: the group could not be
+   * packed; it still takes its turn, and fails.
    */
   | { id: number; type: 'write'; group: G; after: number | undefined; error?: WireError }
   | { id: number; type: 'close' };

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import Fastify from 'fastify';
 import { HEALTH_PATH, healthRoute, READY_PATH } from '../../src/api/health-route.js';
 import { DatabaseUnreachableError } from '../../src/errors.js';
-import { startingStatus, type IngestStatus } from '../../src/ingest/background.js';
+import { startingStatus, type IngestStatus } from '../../src/domain/ingest-status.js';
 import type { QueryStore } from '../../src/store/store.js';
 import { buildServer, type ServerOptions } from '../../src/api/server.js';
 import { createModelStore } from '../support/model.js';

@@ -14,7 +14,7 @@ import { Registry } from 'prom-client';
 import { registerIngestMetrics } from '../../src/api/metrics/ingest-metrics.js';
 import { buildServer } from '../../src/api/server.js';
 import { STREAM_ORDERS_PATH } from '../../src/api/stream/request.js';
-import { startingStatus } from '../../src/ingest/background.js';
+import { startingStatus } from '../../src/domain/ingest-status.js';
 import { openStore } from '../../src/store/open.js';
 import type { QueryStore } from '../../src/store/store.js';
 import { postgresOn } from '../support/backends.js';

@@ -8,7 +8,7 @@ import { constants as zlib, gunzipSync, gzipSync, inflateRawSync } from 'node:zl
 import { CorruptInputError, IngestError, UsageError } from '../../src/errors.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
-import type { EventSource, SourceBatch } from '../../src/ingest/source.js';
+import type { EventSource, EventBatch } from '../../src/ingest/source.js';
 import { blockEvents, eventFile, order } from '../support/events.js';
 import { REAL, realRecording } from '../support/real-recording.js';
 import { RecordingStore } from '../support/recording-store.js';
@@ -48,7 +48,7 @@ function wholeRecords(file: Buffer, length = file.length): number[] {
 interface Read {
   offsets: number[];
   ids: string[];
-  cutOff: SourceBatch['cutOff'];
+  cutOff: EventBatch['cutOff'];
   /** What the source threw (in a pipe reader: its message). */
   error?: unknown;
   unit: EventSource['unit'];
@@ -359,7 +359,7 @@ test('a followed plain file is read as it grows; a record half written when it s
   const path = write('growing.events', manyFile.subarray(0, recordOffset(manyFile, 10) + 5));
   const stop = new AbortController();
   const seen: number[] = [];
-  let cutOff: SourceBatch['cutOff'];
+  let cutOff: EventBatch['cutOff'];
   for await (const batch of fileSource(path, { follow: true, pollMs: 10, signal: stop.signal }).events()) {
     seen.push(...batch.events.map((e) => e.offset));
     cutOff ??= batch.cutOff;
@@ -482,7 +482,7 @@ test('a FIFO whose writer is idle stops promptly when its signal aborts', async 
   const w = writer(path, 'cat "$1"; exec sleep 60', write('idle.events', manyFile.subarray(0, recordOffset(manyFile, 50) + 3)));
   const stop = new AbortController();
   let seen = 0;
-  let cutOff: SourceBatch['cutOff'];
+  let cutOff: EventBatch['cutOff'];
   const reading = (async () => {
     for await (const batch of fileSource(path, { follow: true, signal: stop.signal }).events()) {
       seen += batch.events.length;

@@ -199,7 +199,7 @@ test('blocks a source has ready are committed together, up to the group limit', 
   assert.deepEqual(single.commits, heights.map(() => 1));
 });
 
-/** A source that delivers the given batches, then waits for `release` before ending. */
+/** A source that delivers the given event batches, then waits for `release` before ending. */
 function stalling(batches: BusEvent[][]): { source: EventSource; release: () => void } {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
@@ -294,8 +294,8 @@ class SlowStore extends RecordingStore {
   constructor(private readonly failAt?: bigint) {
     super();
   }
-  override async write(batch: BlockList) {
-    const { blocks } = batch;
+  override async write(group: BlockList) {
+    const { blocks } = group;
     this.calls.push(blocks.map((b) => b.height));
     this.mostOutstanding = Math.max(this.mostOutstanding, ++this.outstanding);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -305,7 +305,7 @@ class SlowStore extends RecordingStore {
       this.failed = true;
       throw new Error('disk full');
     }
-    await super.write(batch);
+    await super.write(group);
   }
 }
 
@@ -336,14 +336,14 @@ test('a failed write stops ingestion with its error; no group is handed over aft
 
 test('a block the store refuses as it is added stops ingestion at that block; the blocks before it are stored', async () => {
   class Refusing extends RecordingStore {
-    override newBatch() {
-      const batch = new BlockList();
-      const add = batch.add.bind(batch);
-      batch.add = (block) => {
+    override newGroup() {
+      const group = new BlockList();
+      const add = group.add.bind(group);
+      group.add = (block) => {
         if (block.height === 5n) throw new Error('no room for this block');
         add(block);
       };
-      return batch;
+      return group;
     }
   }
   const store = new Refusing();

@@ -10,7 +10,7 @@ import {
   encodeSpHeader, encodeSpMessage, pairHeaderProblem, SpMessageSplitter, SpProtocol,
 } from '../../src/ingest/nanomsg.js';
 import { socketSource, type SocketSource, type SocketSourceOptions } from '../../src/ingest/socket-source.js';
-import type { SourceBatch } from '../../src/ingest/source.js';
+import type { EventBatch } from '../../src/ingest/source.js';
 import { blockEvents, order } from '../support/events.js';
 import { RecordingStore } from '../support/recording-store.js';
 import { SpClient } from '../support/sp-client.js';
@@ -263,7 +263,7 @@ test('back-pressure: a slow consumer stops the reading, the sender blocks, the s
         break;
       }
     }
-    const first = (await firstBatch).value as SourceBatch;
+    const first = (await firstBatch).value as EventBatch;
     const firstBytes = first.events.length * encodeBusEvent(big(1)).length;
 
     assert.ok(blocked, `the sender never blocked after ${sentBytes} bytes`);
@@ -278,7 +278,7 @@ test('back-pressure: a slow consumer stops the reading, the sender blocks, the s
     while (offsets.length < sent) {
       const next = await batches.next();
       assert.equal(next.done, false);
-      for (const e of (next.value as SourceBatch).events) offsets.push(e.offset);
+      for (const e of (next.value as EventBatch).events) offsets.push(e.offset);
     }
     assert.deepEqual(offsets, Array.from({ length: sent }, (_, i) => i + 1));
     assert.equal(source.stats.queuedBytes, 0);
@@ -307,7 +307,7 @@ test('leaving the for-await or aborting closes the listener and the peer', T, as
   const controller = new AbortController();
   let idlePort = 0;
   const idle = socketSource({ host: '127.0.0.1', port: 0, signal: controller.signal, log: () => undefined, onListening: (a) => (idlePort = a.port) });
-  const batches: SourceBatch[] = [];
+  const batches: EventBatch[] = [];
   const ended = (async () => {
     for await (const batch of idle.events()) batches.push(batch);
   })();

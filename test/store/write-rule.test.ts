@@ -42,11 +42,11 @@ for (const backend of BACKENDS) {
       await writeBlocks(writer, [block(3, { orders: [order(6)] })]);
       assert.equal((await writer.lastBlock())?.height, 3n);
 
-      // A batch that cannot be prepared takes its turn too, and fails the write behind it.
-      const batch = writer.newBatch();
-      batch.add(block(4, { orders: [order(7)] }));
-      await writer.write(batch);
-      const again = writer.write(batch);
+      // A group that cannot be packed takes its turn too, and fails the write behind it.
+      const group = writer.newGroup();
+      group.add(block(4, { orders: [order(7)] }));
+      await writer.write(group);
+      const again = writer.write(group);
       const afterAgain = writeBlocks(writer, [block(5, { orders: [order(8)] })]);
       await assert.rejects(again, (e) => e instanceof InternalError && /already handed over/.test(e.message));
       await assert.rejects(afterAgain, EarlierWriteFailedError);

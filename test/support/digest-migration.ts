@@ -11,7 +11,7 @@ import { BlockAssembler } from '../../src/ingest/assembler.js';
 import type { BusEvent } from '../../src/ingest/events.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import type { EventSource } from '../../src/ingest/source.js';
-import type { BlockBatch, WriteStore } from '../../src/store/store.js';
+import type { BlockGroup, WriteStore } from '../../src/store/store.js';
 import { CHAIN, blockEvents, order } from './events.js';
 
 /** Blocks `heights`, each with one order at `price`; block h's hash is "hash-h" whatever the price. */
@@ -29,7 +29,7 @@ export function eventsSource(events: BusEvent[]): EventSource {
 }
 
 /** `writer` holds blocks 1 and 2, stored before the migration (pricedBlocks at price '100'); checks what it does now. */
-export async function checkBlocksStoredBeforeDigests<B extends BlockBatch>(writer: WriteStore<B>): Promise<void> {
+export async function checkBlocksStoredBeforeDigests<B extends BlockGroup>(writer: WriteStore<B>): Promise<void> {
   assert.deepEqual(
     await writer.storedBlocks(1n, 2n),
     new Map([[1n, { hash: 'hash-1', digest: '' }], [2n, { hash: 'hash-2', digest: '' }]]),

@@ -10,7 +10,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Block } from '../../src/domain/block.js';
-import { databasePath } from '../../src/store/open.js';
+import { databasePath } from '../../src/store/location.js';
 import type { StoreConfig } from '../../src/store/store.js';
 import { query } from './postgres.js';
 

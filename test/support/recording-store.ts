@@ -1,9 +1,9 @@
 import type { Block } from '../../src/domain/block.js';
 import { blockDigest } from '../../src/domain/block-digest.js';
-import type { BlockBatch, CommittedBlock, WriteStore } from '../../src/store/store.js';
+import type { BlockGroup, CommittedBlock, WriteStore } from '../../src/store/store.js';
 
-/** A batch that keeps its blocks as they are. */
-export class BlockList implements BlockBatch {
+/** A group that keeps its blocks as they are. */
+export class BlockList implements BlockGroup {
   readonly blocks: Block[] = [];
   add(block: Block) {
     this.blocks.push(block);
@@ -23,7 +23,7 @@ export class RecordingStore implements WriteStore<BlockList> {
     return new Map(kept.map((b) => [b.height, { hash: b.hash, digest: blockDigest(b) }]));
   }
   readonly commits: number[] = [];
-  newBatch() {
+  newGroup() {
     return new BlockList();
   }
   async write({ blocks }: BlockList) {

@@ -6,7 +6,7 @@
  * summed, the last block the newest of them) and adds its own: ingestion's.
  */
 import { AggregatorRegistry, Registry } from 'prom-client';
-import type { IngestStatus } from '../../ingest/background.js';
+import type { IngestStatus } from '../../domain/ingest-status.js';
 import { registerIngestMetrics } from './ingest-metrics.js';
 
 /** In an HTTP process: the registry its server counts in, which the primary is answered from. */
@@ -22,9 +22,9 @@ export function httpProcessRegistry(): Registry {
 export function primaryScrape(ingestStatus: (() => IngestStatus) | undefined): () => Promise<string> {
   const own = new Registry();
   if (ingestStatus !== undefined) registerIngestMetrics(own, ingestStatus);
-  const workers = new AggregatorRegistry();
+  const httpProcesses = new AggregatorRegistry();
   return async () => {
-    const [mine, theirs] = await Promise.all([own.metrics(), workers.clusterMetrics()]);
+    const [mine, theirs] = await Promise.all([own.metrics(), httpProcesses.clusterMetrics()]);
     return mine + theirs;
   };
 }

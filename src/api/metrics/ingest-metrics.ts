@@ -3,7 +3,7 @@
  * that ingests (the primary of `serve --workers N`, or the one process).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { IngestStatus } from '../../ingest/background.js';
+import type { IngestStatus } from '../../domain/ingest-status.js';
 import { METRIC_PREFIX } from './server-metrics.js';
 
 const STATES: readonly IngestStatus['state'][] = ['starting', 'running', 'finished', 'stopped', 'failed'];

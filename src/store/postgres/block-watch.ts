@@ -1,7 +1,7 @@
 /**
  * Learning that the writer committed a block, for instances that stream
  * orders: the writer's transaction sends a notification on BLOCKS_CHANNEL as
- * it commits (./block-writer.ts), which PostgreSQL delivers to every session
+ * it commits (./group-writer.ts), which PostgreSQL delivers to every session
  * listening on the primary, on whatever host, once the commit is done. It
  * costs the writer nothing it waits for and arrives within milliseconds,
  * where a poll as prompt would cost every instance a round trip every few

@@ -1,7 +1,7 @@
 /**
- * The SQL that writes a group (./block-writer.ts): session-local staging
+ * The SQL that writes a group (./group-writer.ts): session-local staging
  * tables that COPY fills, and the set-based statements that move their rows
- * into place. The semantics are the embedded writer's (../sqlite/block-writer.ts).
+ * into place. The semantics are the embedded writer's (../sqlite/group-writer.ts).
  */
 import type pg from 'pg';
 import { CURRENT_FIELDS, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, type CurrentField } from '../rows.js';

@@ -1,6 +1,6 @@
 /**
  * The writer's one PostgreSQL session: it migrates the schema, holds the
- * writer lock (./election.ts) and writes every group (./block-writer.ts). It
+ * writer lock (./election.ts) and writes every group (./group-writer.ts). It
  * runs on the writer thread (./writer-thread.ts), whose event loop has
  * nothing else to do, so each reply of the server is acted on at once rather
  * than after whatever the ingest thread is busy with.
@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import type { CommittedBlock, StoredBlock } from '../store.js';
 import type { WriteSession } from '../writer-protocol.js';
-import { GroupWriter, prepareWriteSession, type EncodedGroup } from './block-writer.js';
+import { GroupWriter, prepareWriteSession, type EncodedGroup } from './group-writer.js';
 import { checkSession, connect } from './connection.js';
 import { WriterLease, type LeaseOptions } from './election.js';
 import { migrate } from './schema.js';

@@ -5,7 +5,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { runWriterThread } from '../writer-protocol.js';
-import type { EncodedGroup } from './block-writer.js';
+import type { EncodedGroup } from './group-writer.js';
 import { fromPostgres } from './errors.js';
 import { PostgresWriteSession } from './write-session.js';
 import type { PostgresWriterInput } from './writer.js';

@@ -1,13 +1,13 @@
 /**
  * The WriteStore of PostgreSQL. The thread that reads and decodes the source
- * turns each group into COPY data here (./block-writer.ts), while the
+ * turns each group into COPY data here (./group-writer.ts), while the
  * previous group commits; a thread of its own (./writer-thread.ts) holds the
  * writer's one session, with the writer lock, and sends each group to the
  * server. PostgreSQL does the rest on its own processes.
  */
 import type { WriterOptions } from '../store.js';
-import { ThreadWriter } from '../thread-writer.js';
-import { encodeGroup, encodedTransferables, type EncodedGroup } from './block-writer.js';
+import { StoreWriter } from '../writer.js';
+import { encodeGroup, encodedTransferables, type EncodedGroup } from './group-writer.js';
 
 export interface PostgresWriterOptions extends WriterOptions {
   /** For tests: how often a standby asks for the writer lock (ms). */
@@ -21,7 +21,7 @@ export interface PostgresWriterInput {
   pollMs: number | undefined;
 }
 
-export type PostgresWriter = ThreadWriter<EncodedGroup>;
+export type PostgresWriter = StoreWriter<EncodedGroup>;
 
 export const PostgresWriter = {
   /**
@@ -33,14 +33,14 @@ export const PostgresWriter = {
    */
   open(url: string, options: PostgresWriterOptions = {}): Promise<PostgresWriter> {
     const workerData: PostgresWriterInput = { url, wait: options.wait ?? false, pollMs: options.pollMs };
-    return ThreadWriter.open<EncodedGroup>({
+    return StoreWriter.open<EncodedGroup>({
       name: 'PostgreSQL',
       module: new URL('./writer-thread.js', import.meta.url),
       workerData,
       // Encoded here, on the ingesting thread, while the previous group commits.
-      prepare: (batch) => {
-        const prepared = batch.finish();
-        const group = prepared && encodeGroup(prepared);
+      pack: (rows) => {
+        const packed = rows.finish();
+        const group = packed && encodeGroup(packed);
         return group && { group, transfer: encodedTransferables(group) };
       },
     }, options);

@@ -2,27 +2,27 @@
  * The embedded store's write session, held by its writer thread
  * (./writer-thread.ts): the one read-write connection, which creates or
  * migrates the file, and writes each group in one transaction
- * (./block-writer.ts).
+ * (./group-writer.ts).
  */
 import type Database from 'better-sqlite3';
-import { fromU64, u64, type PreparedGroup } from '../rows.js';
+import { fromU64, u64, type PackedGroup } from '../rows.js';
 import type { CommittedBlock, StoredBlock } from '../store.js';
 import type { WriteSession } from '../writer-protocol.js';
-import { BlockWriter } from './block-writer.js';
+import { GroupWriter } from './group-writer.js';
 import { openDatabase } from './database.js';
 import { LAST_BLOCK_SQL, readLastBlock } from './store.js';
 
-export class SqliteWriteSession implements WriteSession<PreparedGroup> {
+export class SqliteWriteSession implements WriteSession<PackedGroup> {
   private readonly lastBlockStatement: Database.Statement;
   private readonly storedBlocksStatement: Database.Statement;
-  private readonly writer: BlockWriter;
+  private readonly writer: GroupWriter;
 
   private constructor(private readonly db: Database.Database) {
     this.lastBlockStatement = db.prepare(LAST_BLOCK_SQL);
     this.storedBlocksStatement = db
       .prepare("SELECT height, hash, digest FROM blocks WHERE height BETWEEN ? AND ? AND hash <> ''")
       .raw(true);
-    this.writer = new BlockWriter(db, () => this.lastBlock());
+    this.writer = new GroupWriter(db, () => this.lastBlock());
   }
 
   /** Opens (creating or migrating) the file at `path`. */
@@ -40,7 +40,7 @@ export class SqliteWriteSession implements WriteSession<PreparedGroup> {
   }
 
   /** Writes a group prepared on the ingesting thread, in one transaction. */
-  write(group: PreparedGroup): void {
+  write(group: PackedGroup): void {
     this.writer.write(group);
   }
 

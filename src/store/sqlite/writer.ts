@@ -5,20 +5,20 @@
  * the writer thread only binds and commits them. While one group is being
  * committed the next is read, which takes ingestion from one core to two.
  */
-import { transferables, type PreparedGroup } from '../rows.js';
-import { ThreadWriter } from '../thread-writer.js';
+import { transferables, type PackedGroup } from '../rows.js';
+import { StoreWriter } from '../writer.js';
 
-export type SqliteWriter = ThreadWriter<PreparedGroup>;
+export type SqliteWriter = StoreWriter<PackedGroup>;
 
 export const SqliteWriter = {
   /** Starts the writer thread on the file at `path` (created or migrated); fails as opening it fails. */
   open(path: string): Promise<SqliteWriter> {
-    return ThreadWriter.open<PreparedGroup>({
+    return StoreWriter.open<PackedGroup>({
       name: 'SQLite',
       module: new URL('./writer-thread.js', import.meta.url),
       workerData: { path },
-      prepare: (batch) => {
-        const group = batch.finish();
+      pack: (rows) => {
+        const group = rows.finish();
         return group && { group, transfer: transferables(group) };
       },
     });

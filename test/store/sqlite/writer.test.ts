@@ -28,21 +28,21 @@ test('a failed group fails the groups queued behind it, and neither is stored', 
   assert.deepEqual(ids, [order(1).id, order(2).id]);
 });
 
-test('a block the store cannot hold is refused as it is added, and the batch keeps the blocks before it', async (t) => {
+test('a block the store cannot hold is refused as it is added, and the group keeps the blocks before it', async (t) => {
   const { path } = tempDatabase(t);
   const writer = await SqliteWriter.open(path);
   t.after(() => writer.close());
-  const batch = writer.newBatch();
-  batch.add(block(1, { orders: [order(1)] }));
-  assert.throws(() => batch.add({ ...block(2, { orders: [order(2)] }), orderMessages: [] }), /1 orders but 0 order messages/);
+  const group = writer.newGroup();
+  group.add(block(1, { orders: [order(1)] }));
+  assert.throws(() => group.add({ ...block(2, { orders: [order(2)] }), orderMessages: [] }), /1 orders but 0 order messages/);
   // The second order's id is refused after the first order was looked at: nothing of the block may remain.
   const badId = block(2, { orders: [order(2), order(3)] });
   badId.orders[1] = { ...badId.orders[1]!, id: 'not-hex' };
-  assert.throws(() => batch.add(badId), /order id "not-hex" is not 64 hex digits/);
-  batch.add(block(2, { orders: [order(4)] }));
-  await writer.write(batch);
-  await assert.rejects(writer.write(batch), /already handed over/);
-  assert.throws(() => batch.add(block(3)), /already handed over/);
+  assert.throws(() => group.add(badId), /order id "not-hex" is not 64 hex digits/);
+  group.add(block(2, { orders: [order(4)] }));
+  await writer.write(group);
+  await assert.rejects(writer.write(group), /already handed over/);
+  assert.throws(() => group.add(block(3)), /already handed over/);
   await writer.close();
 
   const reader = openSqliteStore({ path, readOnly: true });

@@ -16,14 +16,14 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
-/** A group made ready to send, and the buffers to move to the thread rather than copy. */
-export interface PreparedWrite<G> {
+/** A group packed to send, and the buffers to move to the thread rather than copy. */
+export interface OutgoingGroup<G> {
   group: G;
   transfer?: ArrayBuffer[];
 }
 
-/** How a backend turns a batch into what its thread writes; undefined for a batch without blocks. */
-export type Prepare<G> = (batch: GroupRows) => PreparedWrite<G> | undefined;
+/** How a backend packs a group into what its thread writes; undefined for a group without blocks. */
+export type PackGroup<G> = (group: GroupRows) => OutgoingGroup<G> | undefined;
 
 /** What starts a backend's writer thread. */
 export interface WriterThreadSpec<G> {
@@ -31,18 +31,18 @@ export interface WriterThreadSpec<G> {
   name: string;
   module: URL;
   workerData: unknown;
-  prepare: Prepare<G>;
+  pack: PackGroup<G>;
 }
 
-/** The WriteStore of either backend: its batches are written by its writer thread. */
-export class ThreadWriter<G> implements WriteStore<GroupRows> {
+/** The writer: the WriteStore of either backend, whose groups its writer thread writes. */
+export class StoreWriter<G> implements WriteStore<GroupRows> {
   private readonly waiting = new Map<number, Pending>();
   private nextId = 1;
   private gone: LedgerError | undefined;
   /** The last write sent whose reply has not come: the next write follows it. */
   private unsettledWrite: number | undefined;
 
-  private constructor(private readonly worker: Worker, name: string, private readonly prepare: Prepare<G>) {
+  private constructor(private readonly worker: Worker, name: string, private readonly pack: PackGroup<G>) {
     worker.on('message', (reply: WriterReply) => {
       if (reply.type !== 'reply') return;
       const pending = this.waiting.get(reply.id);
@@ -58,8 +58,8 @@ export class ThreadWriter<G> implements WriteStore<GroupRows> {
    * Starts the writer thread of `module` and waits until it has opened its
    * session; fails as opening fails, the thread gone.
    */
-  static async open<G>(spec: WriterThreadSpec<G>, options: WriterOptions = {}): Promise<ThreadWriter<G>> {
-    const { name, module, workerData, prepare } = spec;
+  static async open<G>(spec: WriterThreadSpec<G>, options: WriterOptions = {}): Promise<StoreWriter<G>> {
+    const { name, module, workerData, pack } = spec;
     const { signal } = options;
     checkAborted(signal, `opening the ${name} writer`);
     const worker = new Worker(module, { workerData });
@@ -87,7 +87,7 @@ export class ThreadWriter<G> implements WriteStore<GroupRows> {
       signal?.removeEventListener('abort', abort);
       worker.off('message', onMessage!).off('error', onError!).off('exit', onExit!);
     }
-    return new ThreadWriter<G>(worker, name, prepare);
+    return new StoreWriter<G>(worker, name, pack);
   }
 
   async lastBlock(): Promise<CommittedBlock | undefined> {
@@ -98,22 +98,22 @@ export class ThreadWriter<G> implements WriteStore<GroupRows> {
     return (await this.call({ type: 'storedBlocks', from, to })) as Map<bigint, StoredBlock>;
   }
 
-  newBatch(): GroupRows {
+  newGroup(): GroupRows {
     return new GroupRows();
   }
 
   /**
-   * Sends a batch to be written after every write sent before, and resolves
-   * once it is committed. It is prepared now, on this thread; a batch without
-   * blocks is not sent. If preparing it throws, its write still takes its
+   * Sends a group to be written after every write sent before, and resolves
+   * once it is committed. It is packed now, on this thread; a group without
+   * blocks is not sent. If packing it throws, its write still takes its
    * turn and fails, so that writes made behind it fail too.
    */
-  async write(batch: GroupRows): Promise<void> {
-    let prepared: PreparedWrite<G> | undefined;
+  async write(group: GroupRows): Promise<void> {
+    let outgoing: OutgoingGroup<G> | undefined;
     let error: ReturnType<typeof toWire> | undefined;
     try {
-      prepared = this.prepare(batch);
-      if (prepared === undefined) return;
+      outgoing = this.pack(group);
+      if (outgoing === undefined) return;
     } catch (e) {
       error = toWire(e);
     }
@@ -124,8 +124,8 @@ export class ThreadWriter<G> implements WriteStore<GroupRows> {
       if (this.unsettledWrite === id) this.unsettledWrite = undefined;
     };
     const done = this.call(
-      { type: 'write', group: prepared?.group as G, after, ...(error ? { error } : {}) },
-      prepared?.transfer ?? [],
+      { type: 'write', group: outgoing?.group as G, after, ...(error ? { error } : {}) },
+      outgoing?.transfer ?? [],
     );
     done.then(settled, settled);
     await done;

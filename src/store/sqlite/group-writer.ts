@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import {
   CURRENT_FIELDS, MARKET_AT, PARTY_AT, SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at,
-  u64, type CurrentField, type PackedHistory, type PreparedGroup, type SqlValue,
+  u64, type CurrentField, type PackedHistory, type PackedGroup, type SqlValue,
 } from '../rows.js';
 import type { CommittedBlock } from '../store.js';
 import { BlockOrderError } from '../../errors.js';
@@ -112,7 +112,7 @@ const HISTORY_ROWS_PER_INSERT = 64;
 const HISTORY_FIELDS = ['height', 'seq', 'id_bytes', 'version', 'market_no', 'party_no', 'message'] as const;
 const HISTORY_COLUMNS = HISTORY_FIELDS.length;
 
-export class BlockWriter {
+export class GroupWriter {
   private readonly selectIndexed: Database.Statement;
   private readonly insertCurrent: Database.Statement;
   private readonly updateUnindexed: PartialUpdate;
@@ -128,7 +128,7 @@ export class BlockWriter {
   private readonly upsertRemoved: Database.Statement;
   private readonly setLastBlock: Database.Statement;
   private readonly insertBlock: Database.Statement;
-  readonly write: (group: PreparedGroup) => void;
+  readonly write: (group: PackedGroup) => void;
 
   constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
     this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')} FROM orders_current WHERE id_bytes = ?`).raw(true);
@@ -164,7 +164,7 @@ export class BlockWriter {
     );
     this.insertBlock = db.prepare('INSERT INTO blocks (height, hash, time, digest) VALUES (?, ?, ?, ?)');
     // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of failing mid-block.
-    const transaction = db.transaction((group: PreparedGroup) => this.writeGroup(group)).immediate;
+    const transaction = db.transaction((group: PackedGroup) => this.writeGroup(group)).immediate;
     this.write = (group) => {
       try {
         transaction(group);
@@ -184,7 +184,7 @@ export class BlockWriter {
    * leaves) the live indexes, and each index entry an order's changes move is
    * moved once per group.
    */
-  private writeGroup(group: PreparedGroup): void {
+  private writeGroup(group: PackedGroup): void {
     let last = this.lastBlock()?.height;
     for (const { height, time, hash, digest } of group.blocks) {
       // Checked under the write lock: no other writer can slip a block in between.

@@ -3,11 +3,11 @@
  * (./http-process.ts) say to each other. A module of its own, so that an HTTP
  * process loads none of the primary's.
  */
-import type { HttpOptions } from './api/http-options.js';
-import type { WireError } from './errors.js';
-import type { IngestStatus } from './ingest/background.js';
-import type { LogOptions } from './logging.js';
-import type { StoreConfig } from './store/store.js';
+import type { HttpOptions } from '../api/http-options.js';
+import type { WireError } from '../errors.js';
+import type { IngestStatus } from '../domain/ingest-status.js';
+import type { LogOptions } from '../logging.js';
+import type { StoreConfig } from '../store/store.js';
 
 /** What the primary hands each HTTP process. */
 export interface HttpProcessSetup {

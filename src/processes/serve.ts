@@ -10,14 +10,16 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { HttpOptions } from './api/http-options.js';
-import { primaryScrape } from './api/metrics/cluster.js';
-import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from './errors.js';
-import { startBackgroundIngest, type BackgroundIngest, type BackgroundIngestOptions, type IngestStatus } from './ingest/background.js';
-import { createLogger, fastifyLogger, type LogOptions } from './logging.js';
-import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './serve-protocol.js';
-import { databasePath, openStore } from './store/open.js';
-import type { StoreConfig } from './store/store.js';
+import type { HttpOptions } from '../api/http-options.js';
+import { primaryScrape } from '../api/metrics/cluster.js';
+import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from '../errors.js';
+import type { IngestStatus } from '../domain/ingest-status.js';
+import { startIngestThread, type IngestThread, type IngestThreadOptions } from '../ingest/ingest-thread-handle.js';
+import { createLogger, fastifyLogger, type LogOptions } from '../logging.js';
+import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './protocol.js';
+import { databasePath } from '../store/location.js';
+import { openStore } from '../store/open.js';
+import type { StoreConfig } from '../store/store.js';
 
 export interface LiveSource {
   spec: string;
@@ -67,7 +69,7 @@ async function prepareStore(o: ServeOptions): Promise<void> {
 }
 
 /** Serves until SIGINT or SIGTERM; resolves with the address once listening. */
-export async function runServe(o: ServeOptions): Promise<string> {
+export async function serve(o: ServeOptions): Promise<string> {
   await prepareStore(o);
   return o.httpProcesses <= 1 ? serveHere(o) : servePrimary(o);
 }
@@ -77,8 +79,8 @@ export async function runServe(o: ServeOptions): Promise<string> {
  * without saying why (killed, out of memory): health checks must not take
  * a silent thread for one still at work.
  */
-function ingestInBackground(options: BackgroundIngestOptions): { ingestion: BackgroundIngest; status: () => IngestStatus } {
-  const ingestion = startBackgroundIngest(options);
+function ingestInBackground(options: IngestThreadOptions): { ingestion: IngestThread; status: () => IngestStatus } {
+  const ingestion = startIngestThread(options);
   let vanished = false;
   void ingestion.finished.then((s) => {
     vanished = s.state === 'starting' || s.state === 'running';
@@ -93,9 +95,9 @@ function ingestInBackground(options: BackgroundIngestOptions): { ingestion: Back
 async function serveHere(o: ServeOptions): Promise<string> {
   // Loaded here: a primary of HTTP processes answers nothing itself, and starts them the sooner without it.
   const [{ buildServer }, { httpOptions }, { listenError }] = await Promise.all([
-    import('./api/server.js'), import('./api/http-options.js'), import('./api/http-server.js'),
+    import('../api/server.js'), import('../api/http-options.js'), import('../api/http-server.js'),
   ]);
-  const [{ Registry }, { registerIngestMetrics }] = await Promise.all([import('prom-client'), import('./api/metrics/ingest-metrics.js')]);
+  const [{ Registry }, { registerIngestMetrics }] = await Promise.all([import('prom-client'), import('../api/metrics/ingest-metrics.js')]);
   const http = httpOptions(o.http);
   const store = await openStore(o.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs });
   let live: ReturnType<typeof ingestInBackground> | undefined;

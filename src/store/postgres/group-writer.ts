@@ -1,6 +1,6 @@
 /**
  * Writes one group of blocks into PostgreSQL in one transaction, with the
- * same semantics as the embedded writer (../sqlite/block-writer.ts): history
+ * same semantics as the embedded writer (../sqlite/group-writer.ts): history
  * rows, the current state of each order, the planner's counts, bundles, the
  * blocks and the checkpoint. Rows go by COPY to session-local staging tables
  * (history straight to its table when it can) and from there into place by a
@@ -10,7 +10,7 @@
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, type PackedHistory, type PreparedGroup, type SqlValue } from '../rows.js';
+import { SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, type PackedHistory, type PackedGroup, type SqlValue } from '../rows.js';
 import { BinaryCopyWriter, historyBinaryCopy } from './copy-binary.js';
 import { CopyText, copyString } from './copy-text.js';
 import {
@@ -23,12 +23,12 @@ import { BLOCKS_CHANNEL } from './block-watch.js';
 export { prepareWriteSession } from './group-sql.js';
 
 /**
- * A group turned into what the transaction sends, on the thread that prepared
+ * A group turned into what the transaction sends, on the thread that packed
  * it (while an earlier group commits); its buffers then move to the writer's
  * thread.
  */
 export interface EncodedGroup {
-  blocks: PreparedGroup['blocks'];
+  blocks: PackedGroup['blocks'];
   /**
    * The group's history; undefined if it changed no order. Its rows name
    * markets and parties by number, which only the transaction can give: the
@@ -62,7 +62,7 @@ const MARKET_AT = at('market_no');
 const PARTY_AT = at('party_no');
 
 /** The latest state of each order, with its market and party by id, in binary. */
-function currentCopy(group: PreparedGroup): Buffer {
+function currentCopy(group: PackedGroup): Buffer {
   const out = new BinaryCopyWriter();
   const fields = STAGED_CURRENT_KINDS.length;
   for (const row of group.latest) {
@@ -100,8 +100,8 @@ function idsCopy(ids: readonly string[]): Buffer {
   return text.toBuffer();
 }
 
-/** Turns a prepared group into COPY data and statements. */
-export function encodeGroup(group: PreparedGroup): EncodedGroup {
+/** Turns a packed group into COPY data and statements. */
+export function encodeGroup(group: PackedGroup): EncodedGroup {
   const copies: EncodedGroup['copies'] = [];
   const add = (table: string, columns: readonly string[], data: Buffer) => {
     if (data.byteLength > 0) copies.push({ sql: copySql(table, columns), data });

@@ -3,16 +3,16 @@
  * read-only connection of its own; the primary ingests and tells it how
  * ingestion goes.
  */
-import { UnavailableError } from './api/errors.js';
-import { httpOptions } from './api/http-options.js';
-import { listenError } from './api/http-server.js';
-import { httpProcessRegistry } from './api/metrics/cluster.js';
-import { buildServer } from './api/server.js';
-import { fastifyLogger } from './logging.js';
-import { asLedgerError, InternalError, toWire } from './errors.js';
-import type { IngestStatus } from './ingest/background.js';
-import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './serve-protocol.js';
-import { openStore } from './store/open.js';
+import { UnavailableError } from '../api/errors.js';
+import { httpOptions } from '../api/http-options.js';
+import { listenError } from '../api/http-server.js';
+import { httpProcessRegistry } from '../api/metrics/cluster.js';
+import { buildServer } from '../api/server.js';
+import { fastifyLogger } from '../logging.js';
+import { asLedgerError, InternalError, toWire } from '../errors.js';
+import type { IngestStatus } from '../domain/ingest-status.js';
+import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './protocol.js';
+import { openStore } from '../store/open.js';
 
 const setup = JSON.parse(process.env[HTTP_PROCESS_SETUP] ?? 'null') as HttpProcessSetup | null;
 if (setup === null) throw new InternalError('http-process runs as an HTTP process of ledger-query serve');

@@ -1,5 +1,5 @@
 import type { Block } from '../domain/block.js';
-import type { BlockBatch, CommittedBlock } from '../store/store.js';
+import type { BlockGroup, CommittedBlock } from '../store/store.js';
 
 /**
  * When completed blocks are committed. Each commit is one transaction that
@@ -34,20 +34,20 @@ export interface CommitLimits {
  */
 export const DEFAULT_COMMIT_LIMITS: CommitLimits = { maxBlocks: 500, maxRows: 50_000, idleMs: 25, maxDelayMs: 250 };
 
-/** One commit's worth of completed blocks, in the store's batch, each with the source position of its end. */
-export class CommitGroup<B extends BlockBatch> {
-  private batch: B;
+/** One commit's worth of completed blocks, in the store's group, each with the source position of its end. */
+export class PendingGroup<B extends BlockGroup> {
+  private group: B;
   private blocks: CommittedBlock[] = [];
   private positions: number[] = [];
   private rows = 0;
   private firstAt = 0;
 
   constructor(
-    private readonly newBatch: () => B,
+    private readonly newGroup: () => B,
     private readonly limits: CommitLimits,
     private readonly now: () => number = performance.now.bind(performance),
   ) {
-    this.batch = newBatch();
+    this.group = newGroup();
   }
 
   get size(): number {
@@ -56,7 +56,7 @@ export class CommitGroup<B extends BlockBatch> {
 
   /** Adds a block; if the store refuses it, the group stays as it was. */
   add(block: Block, position: number): void {
-    this.batch.add(block);
+    this.group.add(block);
     if (this.blocks.length === 0) this.firstAt = this.now();
     this.blocks.push({ height: block.height, time: block.time, chainId: block.chainId, hash: block.hash });
     this.positions.push(position);
@@ -77,10 +77,10 @@ export class CommitGroup<B extends BlockBatch> {
     return this.blocks.length >= this.limits.maxBlocks || this.rows >= this.limits.maxRows || this.dueInMs() === 0;
   }
 
-  /** Empties the group, returning its batch and which blocks it holds. */
-  take(): { batch: B; blocks: CommittedBlock[]; positions: number[] } {
-    const taken = { batch: this.batch, blocks: this.blocks, positions: this.positions };
-    this.batch = this.newBatch();
+  /** Empties the pending group, returning the store's group and which blocks it holds. */
+  take(): { group: B; blocks: CommittedBlock[]; positions: number[] } {
+    const taken = { group: this.group, blocks: this.blocks, positions: this.positions };
+    this.group = this.newGroup();
     this.blocks = [];
     this.positions = [];
     this.rows = 0;

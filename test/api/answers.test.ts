@@ -145,7 +145,7 @@ test('errors are never cached, and the bundles endpoint is cached too', async (t
 
 test('the cache is bounded in bytes and empties when the block changes', () => {
   const cache = new AnswerCache(4000);
-  const answer = (block: string, n: number) => ({ block, lastBlock: undefined, identity: Buffer.alloc(n, 'x'), etag: '"e"', encoded: new Map<string, Buffer>() });
+  const answer = (block: string, n: number) => ({ block, lastBlock: undefined, identity: Buffer.alloc(n, 'x'), etag: '"e"', encoded: new Map<string, Buffer>(), heads: new Map() });
   assert.equal(cache.get('a', '1:1'), undefined);
   for (const key of ['a', 'b', 'c']) cache.set(key, answer('1:1', 1000));
   assert.ok(cache.get('a', '1:1'), 'a kept');

@@ -10,7 +10,7 @@ import type { QueryStore } from '../../store/store.js';
 import { RouteNotFoundError } from '../errors.js';
 import type { KnownBlock } from '../known-block.js';
 import { pathOf } from '../query.js';
-import { refuseOnSocket } from '../raw-refusal.js';
+import { refuseOnSocket } from '../refusal.js';
 import { OrderStreamHub } from './hub.js';
 import { STREAM_ORDERS_PATH } from './request.js';
 import { streamSource } from './source.js';
@@ -27,7 +27,7 @@ const PING_SECONDS = 30;
 
 export interface StreamServer {
   /** Serves `req` if it is a stream request over plain HTTP; false leaves it to the others. */
-  serveHttp(req: IncomingMessage, res: ServerResponse): boolean;
+  streamOverHttp(req: IncomingMessage, res: ServerResponse): boolean;
   /** Subscribers now. */
   readonly subscribers: number;
   /** Ends every stream, and stops watching the store. */
@@ -76,10 +76,10 @@ export function attachOrderStreams(
     streams.serveUpgrade(req, socket, head);
   });
   return {
-    serveHttp(req, res) {
+    streamOverHttp(req, res) {
       if (req.method !== 'GET' || pathOf(req.url ?? '') !== STREAM_ORDERS_PATH) return false;
       req.socket.setTimeout(0);
-      streams.serveHttp(req, res);
+      streams.streamOverHttp(req, res);
       return true;
     },
     get subscribers() {

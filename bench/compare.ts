@@ -15,7 +15,7 @@
  * a store of its own. Every shape is driven by wrk (16 connections, its own
  * process), each build's `serve` with its defaults (one HTTP process per core).
  *
- * Usage: npm run bench:compare -- [--base COMMIT] [--static] [--database-url URL]
+ * Usage: npm run bench:compare -- [--base COMMIT[,COMMIT...]] [--static] [--database-url URL]
  *   [--rounds 3] [--seconds 5] [--blocks 3000] [--only cached,first,uncached,stream]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -139,7 +139,7 @@ async function measure(server: RunningServer, shape: ShapeName, paths: { random:
   if (shape === 'stream') return streamSnapshots(server.url, paths.market, { seconds, clients: 8 });
   const list = shape === 'first' ? [FIRST_PAGE] : paths.random;
   // Each process's cache holds every page before the measurement, as between two blocks for pollers.
-  if (shape !== 'uncached') await wrk(server.url, list, { ...load, seconds: 2 });
+  if (shape !== 'uncached') await wrk(server.url, list, { ...load, seconds: 1 });
   return (await wrk(server.url, list, load)).rate;
 }
 
@@ -172,8 +172,9 @@ async function main(): Promise<void> {
   const treeStore = data.store(treeCli, 'store-tree');
   const tree = serveContestant('tree', treeCli, ['--data-dir', treeStore]);
   const contestants: Contestant[] = [tree];
-  if (values.base !== undefined) {
-    const base = buildBase(values.base);
+  // Several bases (a bisect) are measured in the same rounds.
+  for (const commit of values.base?.split(',') ?? []) {
+    const base = buildBase(commit);
     const baseStore = (await canServe(base.cli, treeStore)) ? treeStore : data.store(base.cli, `store-${base.sha.slice(0, 12)}`);
     contestants.push(serveContestant(`base ${base.sha.slice(0, 12)}`, base.cli, ['--data-dir', baseStore]));
   }
@@ -197,27 +198,37 @@ async function main(): Promise<void> {
       await server.stop();
     }
   }
+  // Every server up at once (an idle one costs nothing), so that the contestants of a shape are measured seconds apart.
+  const servers = new Map<string, RunningServer>();
+  const stopAll = () => Promise.all([...servers.values()].map((server) => server.stop()));
+  // Stopped by a signal, the servers stop too.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopAll().then(() => process.exit(130)));
+  const serverOf = async (c: Contestant, cached: boolean) => {
+    const key = `${c.name} ${cached}`;
+    if (!servers.has(key)) {
+      const server = await c.start(cached);
+      servers.set(key, server);
+      // Its answer cache filled once with every page asked (the static server's warms nothing).
+      if (cached) await wrk(server.url, paths.random, { seconds: 3, connections: CONNECTIONS, threads: 1, gzip: false });
+    }
+    return servers.get(key)!;
+  };
   // rates[contestant][shape][round]
   const rates = new Map(contestants.map((c) => [c.name, new Map(shapes.map((s) => [s, [] as number[]]))]));
-  for (let round = 0; round < rounds; round++) {
-    // Each round the other way round: whoever goes first meets the machine as the last round left it.
-    const order = round % 2 === 0 ? contestants : [...contestants].reverse();
-    for (const c of order) {
-      for (const cached of [true, false]) {
-        const mine = shapes.filter((s) => (s === 'uncached') !== cached && (s !== 'stream' || c.stream) && (cached || c.name !== 'static'));
-        if (mine.length === 0) continue;
-        const server = await c.start(cached);
-        try {
-          for (const s of mine) {
-            const rate = await measure(server, s, paths, seconds);
-            rates.get(c.name)!.get(s)!.push(rate);
-            log(`round ${round + 1}/${rounds} ${c.name} ${s}: ${rate.toFixed(0)}/s`);
-          }
-        } finally {
-          await server.stop();
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const s of shapes) {
+        // Each round and shape the other way round: whoever goes first meets the machine as the last measurement left it.
+        const order = (round + shapes.indexOf(s)) % 2 === 0 ? contestants : [...contestants].reverse();
+        for (const c of order.filter((x) => (s !== 'stream' || x.stream) && (s !== 'uncached' || x.name !== 'static'))) {
+          const rate = await measure(await serverOf(c, s !== 'uncached'), s, paths, seconds);
+          rates.get(c.name)!.get(s)!.push(rate);
+          log(`round ${round + 1}/${rounds} ${c.name} ${s}: ${rate.toFixed(0)}/s`);
         }
       }
     }
+  } finally {
+    await stopAll();
   }
   const pairs = (a: string, b: string, s: ShapeName) => {
     const x = rates.get(a)?.get(s) ?? [];
@@ -234,14 +245,17 @@ async function main(): Promise<void> {
       const r = pairs('tree', other.name, s);
       const text = r.length === 0 ? '' : `(${perSecond('tree', s)}, ${perSecond(other.name, s)})`;
       lines.push(ratioLine(`tree/${other.name} ${SHAPE_TEXT[s]}`, r, text));
-      if (r.length > 0) summary.push(`${s} ${median(r).toFixed(2)}${other.name === 'static' ? ' of static' : ''}`);
+      if (r.length > 0) summary.push(`${s} ${median(r).toFixed(2)} of ${other.name.replace(/^base /, '')}`);
     }
   }
-  if (rates.has('tree postgres') && rates.has('static')) {
-    for (const s of shapes.filter((x) => x !== 'uncached' && x !== 'stream')) {
-      const r = pairs('tree postgres', 'static', s);
-      lines.push(ratioLine(`tree postgres/static ${SHAPE_TEXT[s]}`, r, `(${perSecond('tree postgres', s)}, ${perSecond('static', s)})`));
-      summary.push(`postgres ${s} ${median(r).toFixed(2)} of static`);
+  // Every other server as a share of the static one too: a bisect's table, PostgreSQL's figures.
+  if (rates.has('static')) {
+    for (const c of contestants.filter((x) => x.name !== 'tree' && x.name !== 'static')) {
+      for (const s of shapes.filter((x) => x === 'cached' || x === 'first')) {
+        const r = pairs(c.name, 'static', s);
+        lines.push(ratioLine(`${c.name}/static ${SHAPE_TEXT[s]}`, r, `(${perSecond(c.name, s)}, ${perSecond('static', s)})`));
+        if (c.name === 'tree postgres') summary.push(`postgres ${s} ${median(r).toFixed(2)} of static`);
+      }
     }
   }
   console.log([...lines, `bench:compare ${head} (${rounds} rounds of ${seconds} s, wrk ${CONNECTIONS} connections): ${summary.join(', ')}`].join('\n'));

@@ -13,7 +13,7 @@ import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { blockHeaderList, COMMON_HEADERS, JSON_TYPE, merged, setHeaders, valuesOf, type HeaderList } from './answer-headers.js';
 import { mergeVary } from './cors.js';
-import { prettyBody } from './envelope.js';
+import { prettyBody } from './connection.js';
 import type { ReadLimits } from './http-options.js';
 import { IGNORED_PARAMETERS_HEADER } from './query.js';
 
@@ -23,7 +23,7 @@ export interface FreshAnswer {
   lastBlock: BlockStamp | undefined;
 }
 
-/** The codings offered, most preferred first, as the compression plugin offers them (./server.ts). */
+/** The codings offered, most preferred first, as the compression plugin offers them (./app.ts). */
 export const CODINGS = ['gzip', 'br', 'deflate'] as const;
 type Coding = (typeof CODINGS)[number];
 const negotiator = new Negotiator({ supportedValues: [...CODINGS] });

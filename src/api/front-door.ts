@@ -52,8 +52,7 @@ export class FrontDoor {
    */
   admit(req: IncomingMessage, res: ServerResponse): HeaderList | undefined {
     const { cors, known, rateLimiter } = this.options;
-    let headers = this.shared;
-    if (cors.origins !== '*' && cors.origins.length > 0) headers = headerList(corsHeaders(cors, req.headers.origin));
+    let headers = this.corsOf(req);
     if (this.closing) {
       writeRefusal(res, shuttingDown(), [...headers, ...known.headers(), 'Connection', 'close']);
       return undefined;
@@ -102,15 +101,25 @@ export class FrontDoor {
    * False when refused.
    */
   admitUpgrade(req: IncomingMessage, socket: Duplex): boolean {
-    const { known } = this.options;
     if (this.closing) {
-      refuseOnSocket(socket, shuttingDown(), known.headers());
+      refuseOnSocket(socket, shuttingDown(), this.refusalHeaders(req));
       return false;
     }
-    const limited = this.rateLimited(req, []);
+    const limited = this.rateLimited(req, this.corsOf(req));
     if (limited.refusal === undefined) return true;
-    refuseOnSocket(socket, limited.refusal, [...limited.headers, ...known.headers(), 'Retry-After', limited.retryAfter]);
+    refuseOnSocket(socket, limited.refusal, [...limited.headers, ...this.options.known.headers(), 'Retry-After', limited.retryAfter]);
     return false;
+  }
+
+  /** What a refusal of `req` written outside the door carries beside the common headers (a WebSocket's, on its socket): CORS, the block known. */
+  refusalHeaders(req: IncomingMessage): HeaderList {
+    return [...this.corsOf(req), ...this.options.known.headers()];
+  }
+
+  /** The CORS headers of `req`'s response. */
+  private corsOf(req: IncomingMessage): HeaderList {
+    const { cors } = this.options;
+    return cors.origins !== '*' && cors.origins.length > 0 ? headerList(corsHeaders(cors, req.headers.origin)) : this.shared;
   }
 
   /** `headers` and the rate limit's for `req`, and its refusal when past the limit. */

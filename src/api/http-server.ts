@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { asLedgerError, ListenError, type LedgerError } from '../errors.js';
-import { headerList } from './answer-headers.js';
+import { headerList, type HeaderList } from './answer-headers.js';
 import { corsHeadersUnread } from './cors.js';
 import { GrpcCode, HttpRefusalError, type ApiError } from './errors.js';
 import type { HttpOptions } from './http-options.js';
@@ -98,6 +98,8 @@ export function oneAtATime(listener: RequestListener, maxWaiting: number): Reque
 
 export interface HttpServerHooks {
   known: KnownBlock;
+  /** What a refusal of a request that was read carries beside the common headers: CORS, the block known (the front door's). */
+  refusalHeaders: (req: IncomingMessage) => HeaderList;
   warn: (message: string) => void;
 }
 
@@ -157,7 +159,7 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
     refuseOnSocket(socket, methodRefusal('CONNECT: this server is no proxy'), [...unreadCors, ...hooks.known.headers(), 'Allow', ALLOWED_METHODS]);
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    writeRefusal(res, new HttpRefusalError(`Expect: ${req.headers.expect}: not an expectation this server meets`, { status: 417 }), hooks.known.headers());
+    writeRefusal(res, new HttpRefusalError(`Expect: ${req.headers.expect}: not an expectation this server meets`, { status: 417 }), hooks.refusalHeaders(req));
   });
   return server;
 }

@@ -36,12 +36,14 @@ export function sendRefusal(reply: FastifyReply, error: ApiError): FastifyReply 
 
 /**
  * Answers with `error` on a socket whose request Node's parser refused, and
- * closes it: the parser cannot go on reading that connection. Nothing is
- * written where a response has begun already, or the socket cannot take it.
+ * closes it: the parser cannot go on reading that connection. It follows an
+ * answer written whole already (a kept answer goes out as its request is
+ * parsed, before the parser meets what comes after it); nothing is written
+ * where a response has begun and not ended, or the socket cannot take it.
  */
 export function refuseOnSocket(socket: Duplex, error: ApiError, headers: HeaderList): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (!socket.writable || inFlight?.headersSent === true) {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean; writableEnded?: boolean } })._httpMessage;
+  if (!socket.writable || (inFlight?.headersSent === true && inFlight.writableEnded !== true)) {
     socket.destroy();
     return;
   }

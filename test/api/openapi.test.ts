@@ -20,7 +20,7 @@ import { SCHEMAS } from '../../src/api/openapi/schemas.js';
 import { ordersEndpoint } from '../../src/api/orders-route.js';
 import { enumNames, protoName, type ParameterDecl } from '../../src/api/parameters.js';
 import { canonicalName, QueryParams } from '../../src/api/query.js';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { STREAM_ORDERS_PATH } from '../../src/api/stream/request.js';
 import { OrderStatus, OrderType, TimeInForce } from '../../src/domain/enums.js';
 import { openStore } from '../../src/store/open.js';
@@ -41,7 +41,7 @@ let app: FastifyInstance;
 before(async () => {
   served = simulatedStore();
   store = await openStore({ dataDir: served.dataDir }, { readOnly: true });
-  app = await buildServer({ store });
+  app = await buildApp({ store });
   await app.ready();
 });
 after(async () => {

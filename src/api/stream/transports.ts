@@ -25,8 +25,8 @@ export interface StreamOptions {
   perClient: number;
   /** Seconds between WebSocket pings; a client that misses one is dropped. */
   pingSeconds: number;
-  /** Headers a refusal carries beside its own: the last block known. */
-  refusalHeaders: () => HeaderList;
+  /** Headers a refusal of a request carries beside the common ones: CORS, the last block known. */
+  refusalHeaders: (req: IncomingMessage) => HeaderList;
 }
 
 /** The error frame a stream ends with, and its WebSocket close code. */
@@ -101,7 +101,7 @@ export class OrderStreams {
         ? { status: 405, grpc: GrpcCode.Unimplemented }
         : { status: 400 });
       refuseOnSocket(socket, refusal, [
-        ...options.refusalHeaders(),
+        ...options.refusalHeaders(req),
         ...(wrongMethod ? ['Allow', ALLOWED_METHODS] : []),
         ...(/Version/.test(error.message) ? ['Sec-WebSocket-Version', '13, 8'] : []),
       ]);
@@ -113,7 +113,7 @@ export class OrderStreams {
     const request = readRequest(req.url ?? '');
     const release = request instanceof ApiError ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
     const refusal = admit(request, release);
-    if (refusal !== undefined) return writeRefusal(res, refusal, this.options.refusalHeaders(), Buffer.from(refusalBody(refusal)));
+    if (refusal !== undefined) return writeRefusal(res, refusal, this.options.refusalHeaders(req), Buffer.from(refusalBody(refusal)));
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) ? createGzip() : undefined;
     const out: NodeJS.WritableStream = gzip ?? res;
     // The status goes out with the first frame: a resume the store cannot serve is still refused with its own.
@@ -141,7 +141,7 @@ export class OrderStreams {
     const refuse = (r: ApiError) => {
       if (started) return sink.end({ kind: 'failed', message: r.message });
       started = true;
-      writeRefusal(res, r, this.options.refusalHeaders(), Buffer.from(refusalBody(r)));
+      writeRefusal(res, r, this.options.refusalHeaders(req), Buffer.from(refusalBody(r)));
     };
     // Once subscribed, the status goes out even with no frame yet: a resume may be owed nothing until the next block.
     this.run(request as StreamRequest, sink, refuse, release!, (stop) => res.once('close', stop), () => {

@@ -38,14 +38,14 @@ import { METRICS_PATH, metricsRoute } from './metrics/metrics-route.js';
 import { labelRoute, ServerMetrics } from './metrics/server-metrics.js';
 import { orderEndpoint, versionsEndpoint } from './order-route.js';
 import { ordersEndpoint } from './orders-route.js';
-import type { ServedEndpoint } from './page-route.js';
+import type { PageRoute } from './page-route.js';
 import { RateLimiter } from './rate-limit.js';
 import { sendRefusal } from './refusal.js';
 import { requestIds } from './request-id.js';
 import { attachOrderStreams, type StreamServer } from './stream/attach.js';
 import { STREAM_ORDERS_PATH } from './stream/request.js';
 
-export interface ServerOptions {
+export interface AppOptions {
   store: QueryStore;
   /** Fastify's logger option: false (default), true, or pino options. */
   logger?: FastifyServerOptions['logger'];
@@ -97,7 +97,7 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The network's paged queries, served by Fastify and by the fast path alike. */
-const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint, removedBundlesEndpoint, orderEndpoint, versionsEndpoint];
+const PAGE_ENDPOINTS: readonly PageRoute[] = [ordersEndpoint, bundlesEndpoint, removedBundlesEndpoint, orderEndpoint, versionsEndpoint];
 
 /**
  * The network's queries. Their errors name the last block stored too, as the
@@ -108,7 +108,7 @@ async function queryRoutes(app: FastifyInstance, options: PageRouteOptions): Pro
 }
 
 /** A server ready to `listen()` or `inject()`; it does not listen itself. */
-export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const http = httpOptions(opts.http);
   const known = new KnownBlock();
   const store = known.watch(opts.store);
@@ -151,7 +151,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       };
       if (fast === false) onward();
       else fast.then((answered) => answered || onward(), onward);
-    }, { known, warn: (message) => warn(message) }),
+    }, { known, refusalHeaders: (req) => front.refusalHeaders(req), warn: (message) => warn(message) }),
     logger: opts.logger ?? false,
     genReqId: requestIds(),
     // Two log lines per request cost more than a cached answer; failures are logged either way.
@@ -166,7 +166,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
   warn = (message) => app.log.warn(message);
   streams = attachOrderStreams(app.server, store, {
-    perClient: http.streamsPerClient, known, admit: (req, socket) => front.admitUpgrade(req, socket),
+    perClient: http.streamsPerClient, refusalHeaders: (req) => front.refusalHeaders(req), admit: (req, socket) => front.admitUpgrade(req, socket),
   });
   // Requests that reach Fastify without the server's listener (inject()) meet the front door here.
   app.addHook('onRequest', async (request, reply) => {

@@ -6,7 +6,8 @@
  * measured alone within noise (issue 30). With --static, the static server
  * answering the same bytes (./static-server.ts, the transport limit) is a
  * contestant too, and the cached shapes are also given as a share of it;
- * with --database-url, the working tree on that PostgreSQL store as well.
+ * with --database-url URL (or --postgres, a throwaway server of the machine's
+ * PostgreSQL binaries), the working tree on that PostgreSQL store as well.
  *
  * The base is built in a git worktree of its own under bench/data/compare/
  * (npm ci and its build, kept for the next run). One event file is simulated
@@ -15,7 +16,7 @@
  * a store of its own. Every shape is driven by wrk (16 connections, its own
  * process), each build's `serve` with its defaults (one HTTP process per core).
  *
- * Usage: npm run bench:compare -- [--base COMMIT[,COMMIT...]] [--static] [--database-url URL]
+ * Usage: npm run bench:compare -- [--base COMMIT[,COMMIT...]] [--static] [--database-url URL | --postgres]
  *   [--rounds 3] [--seconds 5] [--blocks 3000] [--only cached,first,uncached,stream]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -24,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/open.js';
+import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from '../test/support/pg-server.js';
 import { BENCH_DATA } from './dataset.js';
 import { capture, checkWrk, startProcess, wrk, type RunningServer } from './load.js';
 import { cursorPool, casePaths, ORDERS, type Case, type Shape } from './shapes.js';
@@ -157,7 +159,7 @@ function ratioLine(label: string, ratios: readonly number[], rates: string): str
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      base: { type: 'string' }, static: { type: 'boolean' }, 'database-url': { type: 'string' },
+      base: { type: 'string' }, static: { type: 'boolean' }, 'database-url': { type: 'string' }, postgres: { type: 'boolean' },
       rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, blocks: { type: 'string', default: '3000' },
       only: { type: 'string' },
     },
@@ -178,10 +180,20 @@ async function main(): Promise<void> {
     const baseStore = (await canServe(base.cli, treeStore)) ? treeStore : data.store(base.cli, `store-${base.sha.slice(0, 12)}`);
     contestants.push(serveContestant(`base ${base.sha.slice(0, 12)}`, base.cli, ['--data-dir', baseStore]));
   }
-  if (values['database-url'] !== undefined) {
+  let postgres: RunningPostgres | undefined;
+  let databaseUrl = values['database-url'];
+  if (values.postgres === true) {
+    const build = embeddedBuilds()[0] ?? distributionBuilds()[0];
+    if (build === undefined) throw new Error('no PostgreSQL server binaries on this machine: give --database-url');
+    postgres = await startPostgres(build);
+    process.once('exit', () => void postgres?.stop());
+    databaseUrl = postgres.url;
+  }
+  if (databaseUrl !== undefined) {
     // Ingested by the tree on every run: a database may have been written since.
-    run(process.execPath, [treeCli, 'ingest', data.events, '--database-url', values['database-url']], TREE);
-    contestants.push(serveContestant('tree postgres', treeCli, ['--database-url', values['database-url']]));
+    log(`ingesting ${data.events} into PostgreSQL`);
+    run(process.execPath, [treeCli, 'ingest', data.events, '--database-url', databaseUrl], TREE);
+    contestants.push(serveContestant('tree postgres', treeCli, ['--database-url', databaseUrl]));
   }
   // The pages asked: cursors of real rows spread through the listing, read off the tree's store.
   const store = await openStore({ dataDir: treeStore }, { readOnly: true });
@@ -229,6 +241,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await stopAll();
+    await postgres?.stop();
   }
   const pairs = (a: string, b: string, s: ShapeName) => {
     const x = rates.get(a)?.get(s) ?? [];

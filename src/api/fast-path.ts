@@ -69,9 +69,9 @@ export class FastPath {
    * blockToken() of the store's last block as read in this turn of the event
    * loop, null before the turn's first read: every request handled in a turn
    * arrived before it began, so one read made in it is made after each of
-   * them arrived, as answerAt asks (./answers.ts). A read costs a cached
-   * answer ~10% of its CPU (BENCHMARKS.md, "Issue 30"); a turn under load
-   * handles several requests.
+   * them arrived, as answerAt asks (./answers.ts). A read per request cost
+   * a cached answer 15% of its time; a turn under load handles several
+   * requests (BENCHMARKS.md, "The fast path won back (issue 30)").
    */
   private turnBlock: string | null = null;
   private readonly endTurn = () => {

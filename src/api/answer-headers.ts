@@ -35,13 +35,6 @@ export function setHeaders(res: ServerResponse, headers: HeaderList): void {
   for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
 }
 
-/** `headers` as an object, for what is written by hand on a socket. */
-export function headerObject(headers: HeaderList): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  for (let i = 0; i < headers.length; i += 2) out[headers[i]!] = headers[i + 1]!;
-  return out;
-}
-
 /** `headers` as a list (undefined values left out). */
 export function headerList(headers: OutgoingHttpHeaders): string[] {
   const out: string[] = [];
@@ -58,10 +51,11 @@ export function valuesOf(headers: HeaderList, name: string): string[] {
 
 /** `base` with `over` in place of the headers it names too (case aside), as setHeader would leave them. */
 export function merged(base: HeaderList, over: HeaderList): string[] {
-  const named = new Set(valuesOfNames(over));
+  const named = new Set(namesOf(over));
   const out: string[] = [];
   for (let i = 0; i < base.length; i += 2) if (!named.has(base[i]!.toLowerCase())) out.push(base[i]!, base[i + 1]!);
   return out.concat(over);
 }
 
-const valuesOfNames = (headers: HeaderList) => headers.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+/** The names in `headers`, in lower case. */
+const namesOf = (headers: HeaderList) => headers.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());

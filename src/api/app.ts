@@ -15,7 +15,7 @@ import type { QueryStore } from '../store/store.js';
 import { AnswerCache } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
 import { blockHeaderList, setHeaders } from './answer-headers.js';
-import { bundlesEndpoint, removedBundlesEndpoint } from './bundles-route.js';
+import { bundlesRoute, removedBundlesRoute } from './bundles-route.js';
 import { mergeVary } from './cors.js';
 import {
   ApiError,
@@ -36,8 +36,8 @@ import { ingestStatusRoute } from './ingest-status-route.js';
 import { KnownBlock } from './known-block.js';
 import { METRICS_PATH, metricsRoute } from './metrics/metrics-route.js';
 import { labelRoute, ServerMetrics } from './metrics/server-metrics.js';
-import { orderEndpoint, versionsEndpoint } from './order-route.js';
-import { ordersEndpoint } from './orders-route.js';
+import { orderRoute, versionsRoute } from './order-route.js';
+import { ordersRoute } from './orders-route.js';
 import type { PageRoute } from './page-route.js';
 import { RateLimiter } from './rate-limit.js';
 import { sendRefusal } from './refusal.js';
@@ -96,18 +96,18 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
 /** The methods a path that is served answers (./http-server.ts ALLOWED_METHODS). */
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The network's paged queries, served by Fastify and by the fast path alike. */
-const PAGE_ENDPOINTS: readonly PageRoute[] = [ordersEndpoint, bundlesEndpoint, removedBundlesEndpoint, orderEndpoint, versionsEndpoint];
+/** The page routes: the network's paged queries, served by Fastify and by the fast path alike. */
+const PAGE_ROUTES: readonly PageRoute[] = [ordersRoute, bundlesRoute, removedBundlesRoute, orderRoute, versionsRoute];
 
 /**
  * The network's queries. Their errors name the last block stored too, as the
  * original's do; their pages name the block of the snapshot they were read in.
  */
 async function queryRoutes(app: FastifyInstance, options: PageRouteOptions): Promise<void> {
-  for (const page of PAGE_ENDPOINTS) await app.register(page.route, options);
+  for (const page of PAGE_ROUTES) await app.register(page.route, options);
 }
 
-/** A server ready to `listen()` or `inject()`; it does not listen itself. */
+/** The app: Fastify with every route over one store, ready to `listen()` or `inject()`; it does not listen itself. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const http = httpOptions(opts.http);
   const known = new KnownBlock();
@@ -130,7 +130,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const fastPath = cache !== undefined && opts.logRequests !== true
     ? new FastPath({
       cache, store, urlMapBytes: opts.urlMapBytes, sharedDoor: front.shared, count: (route, status, started) => metrics.answered(route, status, started),
-      endpoints: PAGE_ENDPOINTS.map((e) => ({ path: e.path, prefix: e.prefix, route: e.prefix ? `${e.path}*` : e.path, reader: e.reader(store, limits) })),
+      endpoints: PAGE_ROUTES.map((e) => ({ path: e.path, prefix: e.prefix, route: e.prefix ? `${e.path}*` : e.path, reader: e.reader(store, limits) })),
     })
     : undefined;
   let warn = (_message: string) => {};

@@ -10,7 +10,7 @@ import { readBundleFilter } from './read-parameters.js';
 
 export const BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
 
-export const bundlesEndpoint = pageRoute<BundleFilter, BundleKey>({
+export const bundlesRoute = pageRoute<BundleFilter, BundleKey>({
   path: BUNDLES_PATH, field: 'bundles', cursors: bundleCursors, readFilter: readBundleFilter, answerKey: bundleAnswerKey,
   list: (store, filter, page) => store.listBundles(filter, page),
   doc: {
@@ -25,7 +25,7 @@ export const bundlesEndpoint = pageRoute<BundleFilter, BundleKey>({
 
 export const REMOVED_BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/removed/bundles';
 
-export const removedBundlesEndpoint = pageRoute<BundleFilter, BundleKey>({
+export const removedBundlesRoute = pageRoute<BundleFilter, BundleKey>({
   path: REMOVED_BUNDLES_PATH, field: 'bundles', cursors: removedBundleCursors, readFilter: readBundleFilter,
   answerKey: (filter, page, cursors, pretty) => `removed${bundleAnswerKey(filter, page, cursors, pretty)}`,
   list: (store, filter, page) => store.listRemovedBundles(filter, page),

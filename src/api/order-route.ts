@@ -31,7 +31,7 @@ function orderReader(store: QueryStore): PageQueryReader {
   };
 }
 
-export const orderEndpoint: PageRoute = {
+export const orderRoute: PageRoute = {
   path: ORDER_PREFIX, prefix: true, route: queryRoute(ORDER_PREFIX, true, orderReader), reader: orderReader, doc: ORDER_DOC,
 };
 
@@ -40,7 +40,7 @@ function versionAnswerKey(id: string, page: PageRequest<OrderVersionKey>, cursor
   return JSON.stringify(['versions', id, page.newestFirst, page.mode, page.limit, page.cursor && cursors.encode(page.cursor), pretty]);
 }
 
-export const versionsEndpoint = pageRoute<string, OrderVersionKey>({
+export const versionsRoute = pageRoute<string, OrderVersionKey>({
   path: VERSIONS_PREFIX, prefix: true, field: 'orders', cursors: versionCursors,
   readFilter: (_query, _limits, path) => readOrderId(path, VERSIONS_PREFIX),
   answerKey: versionAnswerKey,

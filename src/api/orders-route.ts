@@ -9,7 +9,7 @@ import { readOrderFilter } from './read-parameters.js';
 
 export const ORDERS_PATH = '/api/v2/orders';
 
-export const ordersEndpoint = pageRoute<OrderFilter, OrderKey>({
+export const ordersRoute = pageRoute<OrderFilter, OrderKey>({
   path: ORDERS_PATH, field: 'orders', cursors: orderCursors, readFilter: readOrderFilter, answerKey: orderAnswerKey,
   list: (store, filter, page) => store.listOrders(filter, page),
   doc: {

@@ -50,7 +50,7 @@ export const ORDER_VERSIONS_DOC: Omit<RouteDoc, 'read'> = {
   refusals: [OrderIdMissingError, OrderIdInvalidError, InvalidPaginationError],
 };
 
-/** The doc of ../bundles-route.ts's removedBundlesEndpoint. */
+/** The doc of ../bundles-route.ts's removedBundlesRoute. */
 export const REMOVED_BUNDLES_PAGE_DOC: PageDoc = {
   operationId: 'listERC20MultiSigSignerRemovedBundles', tag: 'bundles', summary: 'Signer-removed bundles, filtered and paged',
   description:

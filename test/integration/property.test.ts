@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import { writeEventFile } from '../../src/simulate/write.js';
@@ -43,7 +43,7 @@ before(async () => {
     await ingest(fileSource(file), writer);
     await writer.close();
     const store = await openStore(fresh.config, { readOnly: true });
-    served.set(backend.name, { fresh, store, app: await buildServer({ store }) });
+    served.set(backend.name, { fresh, store, app: await buildApp({ store }) });
   }
   state = replay(readModelBlocks(file));
   assert.ok(state.orders.size > 500 && state.bundles.size > 5, `a network worth walking: ${state.orders.size} orders, ${state.bundles.size} bundles`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The `ledger-query` command: serve, ingest, simulate, demo, config. */
+/** The `ledger-query` command: serve, ingest, copy, simulate, demo, config. */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { optionsHelp } from './config/help.js';
@@ -21,6 +21,9 @@ import { serve, type ServeOptions } from './processes/serve.js';
 import { writeEventFile } from './simulate/write.js';
 import { bar, StatusLine } from './status-line.js';
 import { openWriter } from './store/open.js';
+import { copyStore, describeStore } from './store/copy/copy-store.js';
+import { copyStoreOf, type CopyStore } from './store/copy/open-copy.js';
+import { CopyProgressReport } from './copy-progress.js';
 import type { StoreConfig } from './store/store.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
@@ -28,13 +31,15 @@ const USAGE = `ledger-query: exact, fast queries over a trading network's orders
 Usage:
   ledger-query serve    [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] [--accept-unverified] | --no-ingest]
   ledger-query ingest   FILE|SPEC... [STORE] [--allow-gaps] [--accept-unverified]
+  ledger-query copy     --from STORE --to STORE
   ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   ledger-query demo     [--port N] [--host H] [STORE] [--workers N] [--blocks N] [--seed S]
   ledger-query config   [COMMAND] [OPTIONS]   COMMAND's effective configuration (default serve), passwords masked
   ledger-query COMMAND --help                 every option, with its variable and default
   ledger-query --version
 
-STORE is --data-dir DIR (the embedded store, default ./data) or --database-url postgres://...
+STORE is --data-dir DIR (the embedded store, default ./data) or --database-url postgres://...;
+copy's are a folder or a postgres:// URL each.
 Every option is also a variable (LEDGER_QUERY_PORT for --port) and a key of a
 config file (--config FILE, JSON or TOML): a flag wins over a variable, a
 variable over the file, the file over the default.
@@ -71,6 +76,19 @@ const ABOUT: Record<Command, string> = {
   SIGTERM), it stores the blocks it has read, says up to which block the store
   holds, and exits 130: run it again to continue.
 `,
+  copy: `ledger-query copy --from STORE --to STORE
+  Copies a store into a new one, in any direction: a folder (the embedded
+  store) or a postgres:// URL each. The copy holds one block, the source's last
+  when it starts, read from a snapshot while the source goes on serving and
+  ingesting; it says which. Every table comes along, and each is checked
+  (row count, and a hash of its rows in key order) before the target is
+  called whole; a difference exits 65 naming the table. The target must be
+  absent or empty; until the copy is checked it is marked incomplete, and
+  every command refuses it (exit 66), so a copy cut short (Ctrl-C: exit 130,
+  kill -9, a full disk, a lost connection) never serves part of the data: run
+  the same command again, which starts over. serve --source on the copy goes
+  on from the next block.
+`,
   simulate: `ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   Writes a deterministic synthetic network's event file in the core's framing.
 `,
@@ -82,7 +100,7 @@ const ABOUT: Record<Command, string> = {
 const helpOf = (command: Command) => `${ABOUT[command]}\n${optionsHelp(command)}`;
 
 const CONFIG_HELP = `ledger-query config [COMMAND] [OPTIONS]
-  Prints the configuration COMMAND (serve, ingest, simulate or demo; default
+  Prints the configuration COMMAND (serve, ingest, copy, simulate or demo; default
   serve) would run with, given the same options, variables and config file:
   each setting's value and where it came from (a flag, a variable, the file,
   the default), as TOML, with passwords masked. Checks it as the command
@@ -260,6 +278,35 @@ async function simulateCommand(args: string[]): Promise<void> {
   await simulate(v.out, v.blocks, v.seed, v['orders-per-block']);
 }
 
+async function copyCommand(args: string[]): Promise<void> {
+  const config = loadConfiguration('copy', args);
+  if (config.help) return void process.stdout.write(helpOf('copy'));
+  const { from, to } = copyStoresOf(config.values);
+  const report = new CopyProgressReport(process.stderr);
+  const { signal, release } = stopOnSignal();
+  const started = process.hrtime.bigint();
+  let result;
+  try {
+    result = await copyStore(from, to, { signal, onProgress: (p) => report.update(p) });
+  } finally {
+    report.end();
+    release();
+  }
+  const secs = Number(process.hrtime.bigint() - started) / 1e9;
+  const block = result.block === undefined ? 'no block (the source holds none)' : `block ${result.block.height}`;
+  console.log(
+    `copied ${describeStore(from)} to ${describeStore(to)}: ${block}, ${result.rows} rows in ${result.tables.length} tables, ` +
+      `checked, in ${secs.toFixed(1)} s (${Math.round(result.rows / Math.max(result.seconds.rows, 1e-9))} rows/s loading)`,
+  );
+}
+
+/** copy's two stores, both given and not the same. */
+function copyStoresOf(v: Values): { from: CopyStore; to: CopyStore } {
+  if (v.from === undefined || v.to === undefined) throw new UsageError('copy needs --from STORE and --to STORE');
+  if (v.from === v.to) throw new UsageError('copy needs two stores: --from and --to name the same one');
+  return { from: copyStoreOf(v.from), to: copyStoreOf(v.to) };
+}
+
 async function demoCommand(args: string[]): Promise<void> {
   const config = loadConfiguration('demo', args);
   if (config.help) return void process.stdout.write(helpOf('demo'));
@@ -287,6 +334,7 @@ function check(config: Configuration): void {
   const v = config.values;
   if (config.command === 'serve') serveOptionsOf(v);
   if (config.command === 'simulate' && v.out === undefined) throw new UsageError('simulate needs --out FILE');
+  if (config.command === 'copy') copyStoresOf(v);
 }
 
 async function configCommand(args: string[]): Promise<void> {
@@ -301,7 +349,7 @@ async function configCommand(args: string[]): Promise<void> {
 }
 
 const commands: Record<Command | 'config', (args: string[]) => Promise<void>> = {
-  serve: serveCommand, ingest: ingestCommand, simulate: simulateCommand, demo: demoCommand, config: configCommand,
+  serve: serveCommand, ingest: ingestCommand, copy: copyCommand, simulate: simulateCommand, demo: demoCommand, config: configCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -47,6 +47,23 @@ const STORE = {
   }),
 };
 
+/** A copy's store: a postgres:// URL, checked as --database-url, or else an embedded store's folder. */
+function copyStore(text: string): string {
+  nonEmpty(text);
+  return /^postgres/i.test(text) ? databaseUrl(text) : text;
+}
+
+const COPY = {
+  from: optional({
+    placeholder: 'STORE', commands: ['copy'], parse: copyStore, secret: true,
+    help: 'the store to copy: an embedded store\'s folder, or a postgres:// URL',
+  }),
+  to: optional({
+    placeholder: 'STORE', commands: ['copy'], parse: copyStore, secret: true,
+    help: 'the new store: a folder without a store in it, or a postgres:// URL of a database without our tables',
+  }),
+};
+
 /** pino's levels. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
@@ -115,7 +132,7 @@ const SIMULATE = {
 };
 
 /** Every setting, in the order the help lists them. */
-export const SETTINGS = { ...STORE, ...SERVE, ...HTTP_SETTINGS, ...LOG, ...SIMULATE };
+export const SETTINGS = { ...STORE, ...COPY, ...SERVE, ...HTTP_SETTINGS, ...LOG, ...SIMULATE };
 
 export type SettingName = keyof typeof SETTINGS;
 

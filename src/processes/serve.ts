@@ -17,6 +17,7 @@ import type { IngestStatus } from '../domain/ingest-status.js';
 import { startIngestThread, type IngestThread, type IngestThreadOptions } from '../ingest/ingest-thread-handle.js';
 import { createLogger, fastifyLogger, type LogOptions } from '../logging.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './protocol.js';
+import { refuseIncompleteEmbedded } from '../store/incomplete.js';
 import { databasePath } from '../store/location.js';
 import { openStore } from '../store/open.js';
 import type { StoreConfig } from '../store/store.js';
@@ -54,6 +55,7 @@ export interface ServeOptions {
  * not, and would answer empty pages as if all were well.
  */
 async function prepareStore(o: ServeOptions): Promise<void> {
+  if (o.store.databaseUrl === undefined) refuseIncompleteEmbedded(o.store.dataDir);
   if (o.store.databaseUrl === undefined && !existsSync(databasePath(o.store.dataDir))) {
     if (o.readOnly) {
       throw new StoreNotFoundError(`no ledger-query store in ${o.store.dataDir}: ingest into it, or serve without --no-ingest, once to create it`);

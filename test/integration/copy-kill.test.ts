@@ -10,22 +10,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
+import { copyScratch, named } from '../support/copy-scratch.js';
 import { BACKENDS, EMBEDDED, type FreshStore } from '../support/backends.js';
 import { CLI, runCli } from '../support/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'lq-copy-kill-'));
-const stores: FreshStore[] = [];
-after(async () => {
-  for (const s of stores) await s.remove();
-  rmSync(dir, { recursive: true, force: true });
-});
-
+const scratch = copyScratch('lq-copy-kill-');
+const { dir } = scratch;
 const KILLS = 10;
-const named = (s: FreshStore) => s.config.databaseUrl ?? s.config.dataDir;
 
 /** A small linear congruential generator: the moments are random, and the same each run. */
 function generator(seed: number): (n: number) => number {
@@ -60,8 +54,6 @@ const sha = (file: string) => createHash('sha256').update(readFileSync(file)).di
 for (const backend of [EMBEDDED, BACKENDS[1] ?? EMBEDDED]) {
   test(`kill -9 of a copy into ${backend.name}: refused as incomplete, source unchanged, the next copy succeeds`, async () => {
     const events = join(dir, 'net.events');
-    const source = await backend.fresh(dir, 'source');
-    stores.push(source);
     const sourceArgs = ['--data-dir', join(dir, `source-${backend.name.replace(/\W/g, '-')}`)];
     const sim = runCli(['simulate', '--out', events, '--blocks', '300', '--orders-per-block', '30', '--seed', '11']);
     assert.equal(sim.status, 0, sim.stderr);
@@ -71,8 +63,7 @@ for (const backend of [EMBEDDED, BACKENDS[1] ?? EMBEDDED]) {
     const before = sha(sourceFile);
 
     // A whole copy first: how many lines it logs, the range kills are drawn from.
-    const first = await backend.fresh(dir, 'first');
-    stores.push(first);
+    const first = await scratch.fresh(backend);
     const whole = await copyKilledAt(from, named(first), Number.MAX_SAFE_INTEGER);
     assert.equal(whole.code, 0);
     const random = generator(backend.name.length * 7919);
@@ -85,8 +76,7 @@ for (const backend of [EMBEDDED, BACKENDS[1] ?? EMBEDDED]) {
     let kills = 0;
     for (let round = 0; kills < KILLS; round++) {
       assert.ok(round < 3 * KILLS, `only ${kills} of ${round} kills landed before the copy ended`);
-      const target = await backend.fresh(dir, `target-${round}`);
-      stores.push(target);
+      const target = await scratch.fresh(backend);
       const k = random(whole.lines);
       const end = await copyKilledAt(from, named(target), k);
       if (!end.killed) {

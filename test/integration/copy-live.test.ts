@@ -9,37 +9,25 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { BACKENDS, EMBEDDED, type Backend, type FreshStore } from '../support/backends.js';
-import { CLI, eventually, ingestStatus, runCli, startServe, type RunningServer } from '../support/cli.js';
+import { test } from 'node:test';
+import { BACKENDS, EMBEDDED, type Backend } from '../support/backends.js';
+import { CLI, eventually, ingestStatus, runCli } from '../support/cli.js';
 import { sameAnswers } from '../support/copy-answers.js';
+import { copyScratch, named } from '../support/copy-scratch.js';
 import { ndjson, recordingBlocks } from '../support/recording-blocks.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'lq-copy-live-'));
-const stores: FreshStore[] = [];
-const servers: RunningServer[] = [];
-after(async () => {
-  for (const s of servers) await s.stop();
-  for (const s of stores) await s.remove();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const named = (s: FreshStore) => s.config.databaseUrl ?? s.config.dataDir;
+const scratch = copyScratch('lq-copy-live-');
 const POSTGRES = BACKENDS[1] ?? EMBEDDED;
 
 for (const [from, to] of [[EMBEDDED, POSTGRES], [POSTGRES, EMBEDDED]] as [Backend, Backend][]) {
   test(`a copy from ${from.name} to ${to.name} while it ingests holds one block`, async () => {
-    const file = join(dir, 'net.events');
+    const file = join(scratch.dir, 'net.events');
     assert.equal(runCli(['simulate', '--out', file, '--blocks', '400', '--orders-per-block', '30', '--seed', '13']).status, 0);
     const blocks = recordingBlocks(file);
-    const source = await from.fresh(dir, 'source');
-    const target = await to.fresh(dir, 'target');
-    stores.push(source, target);
-    const live = await startServe(['--source', '-', '--workers', '1', ...source.args]);
-    servers.push(live);
+    const source = await scratch.fresh(from);
+    const target = await scratch.fresh(to);
+    const live = await scratch.serve(['--source', '-', ...source.args]);
     const height = async () => BigInt((await ingestStatus(live)).lastBlock?.height ?? '0');
     /** Sends the events of blocks[from, to) and waits until the last of them is committed. */
     const feed = async (first: number, last: number) => {
@@ -73,11 +61,9 @@ for (const [from, to] of [[EMBEDDED, POSTGRES], [POSTGRES, EMBEDDED]] as [Backen
     assert.ok(duringCopy > 0, 'blocks were committed while the copy ran');
 
     // What the source answered at that block: a store given the same events up to it.
-    const reference = await EMBEDDED.fresh(dir, 'reference');
-    stores.push(reference);
+    const reference = await scratch.fresh(EMBEDDED);
     assert.equal(runCli(['ingest', '-', ...reference.args], ndjson(blocks, 0, blocks.ends[index]!.events)).status, 0);
-    const [got, want] = [await startServe(['--no-ingest', '--workers', '1', ...target.args]), await startServe(['--no-ingest', '--workers', '1', ...reference.args])];
-    servers.push(got, want);
+    const [got, want] = [await scratch.serve(['--no-ingest', ...target.args]), await scratch.serve(['--no-ingest', ...reference.args])];
     await sameAnswers(got, want, `copy at block ${block}`);
     live.child.stdin!.end();
   });

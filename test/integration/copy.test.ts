@@ -10,45 +10,20 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { BACKENDS, EMBEDDED, type Backend, type FreshStore } from '../support/backends.js';
-import { runCli, startServe, type RunningServer } from '../support/cli.js';
+import { runCli, type RunningServer } from '../support/cli.js';
 import { sameAnswers } from '../support/copy-answers.js';
+import { copyScratch, named } from '../support/copy-scratch.js';
 import { realRecording } from '../support/real-recording.js';
 import { ndjson, recordingBlocks } from '../support/recording-blocks.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'lq-copy-'));
-const stores: FreshStore[] = [];
-const servers: RunningServer[] = [];
-after(async () => {
-  for (const s of servers) await s.stop();
-  for (const s of stores) await s.remove();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-let made = 0;
-async function fresh(backend: Backend): Promise<FreshStore> {
-  const s = await backend.fresh(dir, `s${made++}`);
-  stores.push(s);
-  return s;
-}
-
-/** The value copy takes for a store: its folder or its URL. */
-const named = (s: FreshStore) => s.config.databaseUrl ?? s.config.dataDir;
-
-async function served(s: FreshStore): Promise<RunningServer> {
-  const server = await startServe(['--no-ingest', '--workers', '1', ...s.args]);
-  servers.push(server);
-  return server;
-}
-
-async function stop(server: RunningServer): Promise<void> {
-  await server.stop();
-  servers.splice(servers.indexOf(server), 1);
-}
+const scratch = copyScratch('lq-copy-');
+const { dir, fresh } = scratch;
+const served = (s: FreshStore) => scratch.serve(['--no-ingest', ...s.args]);
+const stop = (server: RunningServer) => scratch.stop(server);
 
 test('copy in every direction holds the source at its block, answers as it, and ingests on from the next block', async (t) => {
   const recording = realRecording(t);

@@ -132,7 +132,7 @@ const SIMULATE = {
 };
 
 /** Every setting, in the order the help lists them. */
-export const SETTINGS = { ...STORE, ...COPY, ...SERVE, ...HTTP_SETTINGS, ...LOG, ...SIMULATE };
+export const SETTINGS = { ...STORE, ...SERVE, ...HTTP_SETTINGS, ...LOG, ...SIMULATE, ...COPY };
 
 export type SettingName = keyof typeof SETTINGS;
 

@@ -9,7 +9,7 @@ import type { NeutralRow } from './neutral.js';
 
 const CHUNK = 1 << 20;
 const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
+const U64_MAX = (1n << 64n) - 1n;
 
 export interface TableCheck {
   rows: number;
@@ -38,9 +38,14 @@ export class TableHash {
       } else if (typeof v === 'bigint') {
         this.room(17);
         this.buffer[this.at] = 1;
-        const inInt64 = v >= INT64_MIN && v <= INT64_MAX;
-        this.view.setBigInt64(this.at + 1, inInt64 ? (v < 0n ? -1n : 0n) : v >> 64n);
-        this.view.setBigUint64(this.at + 9, BigInt.asUintN(64, v));
+        if (v >= 0n && v <= U64_MAX) {
+          // Nearly every value: no sign word to work out, no wrapped copy to allocate.
+          this.view.setBigUint64(this.at + 1, 0n);
+          this.view.setBigUint64(this.at + 9, v);
+        } else {
+          this.view.setBigInt64(this.at + 1, v < 0n && v >= INT64_MIN ? -1n : v >> 64n);
+          this.view.setBigUint64(this.at + 9, BigInt.asUintN(64, v));
+        }
         this.at += 17;
       } else if (typeof v === 'string') {
         this.room(5 + 3 * v.length);

@@ -12,6 +12,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -36,18 +37,22 @@ interface Copied {
   rows: number;
   orderRows: number;
   wallSeconds: number;
+  /** The copy process's own (user and system), the database server's aside. */
+  cpuSeconds: number;
   loadSeconds: number;
   peakRssMb: number;
   block: string;
+  /** The machine's 1-minute load average as the copy ended: what else ran beside it. */
+  loadAverage: string;
 }
 
 /** Runs the CLI's copy under /usr/bin/time; its figures from its last line, its peak RSS from time. */
-function runCopy(from: string, to: string): Promise<Omit<Copied, 'direction' | 'orderRows'>> {
+function runCopy(from: string, to: string): Promise<Omit<Copied, 'direction' | 'orderRows' | 'loadAverage'>> {
   const dir = mkdtempSync(join(BENCH_DATA, 'copy-time-'));
   const timeFile = join(dir, 'time');
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, CLI, 'copy', '--from', from, '--to', to], {
+    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, process.execPath, CLI, 'copy', '--from', from, '--to', to], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -55,12 +60,12 @@ function runCopy(from: string, to: string): Promise<Omit<Copied, 'direction' | '
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.on('exit', (code) => {
       const wallSeconds = (performance.now() - started) / 1000;
-      const peakKb = Number(readFileSync(timeFile, 'utf8').trim().split('\n').at(-1));
+      const [peakKb, user, sys] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number) as [number, number, number];
       rmSync(dir, { recursive: true, force: true });
       const m = /: block (\d+), (\d+) rows in \d+ tables, checked, in [\d.]+ s \((\d+) rows\/s loading\)/.exec(out);
       if (code !== 0 || m === null) return reject(new Error(`copy ${from} -> ${to} exited ${code}: ${out.slice(-2000)}`));
       const rows = Number(m[2]);
-      resolve({ rows, wallSeconds, loadSeconds: rows / Number(m[3]), peakRssMb: peakKb / 1024, block: m[1]! });
+      resolve({ rows, wallSeconds, cpuSeconds: user + sys, loadSeconds: rows / Number(m[3]), peakRssMb: peakKb / 1024, block: m[1]! });
     });
   });
 }
@@ -144,7 +149,7 @@ async function main(): Promise<void> {
       const measure = async (direction: string, from: string, to: string) => {
         log(`${size}: ${direction}`);
         const r = await runCopy(from, to);
-        results.push({ direction, orderRows: orders, ...r });
+        results.push({ direction, orderRows: orders, loadAverage: loadavg()[0]!.toFixed(1), ...r });
         log(`${size}: ${direction}: ${r.rows} rows in ${r.wallSeconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB`);
         return r;
       };
@@ -177,9 +182,9 @@ async function main(): Promise<void> {
       lines.push(
         `### ${size}: ${orders.toLocaleString('en-US')} order rows (current and history), block ${first.block}`,
         '',
-        '| direction | rows | wall s | order rows/s (wall) | rows/s loading | peak RSS MB |',
-        '|---|---|---|---|---|---|',
-        ...results.map((r) => `| ${r.direction} | ${r.rows.toLocaleString('en-US')} | ${r.wallSeconds.toFixed(1)} | ${Math.round(r.orderRows / r.wallSeconds).toLocaleString('en-US')} | ${Math.round(r.rows / r.loadSeconds).toLocaleString('en-US')} | ${r.peakRssMb.toFixed(0)} |`),
+        '| direction | rows | wall s | order rows/s (wall) | rows/s loading | copy CPU s | peak RSS MB | load avg |',
+        '|---|---|---|---|---|---|---|---|',
+        ...results.map((r) => `| ${r.direction} | ${r.rows.toLocaleString('en-US')} | ${r.wallSeconds.toFixed(1)} | ${Math.round(r.orderRows / r.wallSeconds).toLocaleString('en-US')} | ${Math.round(r.rows / r.loadSeconds).toLocaleString('en-US')} | ${r.cpuSeconds.toFixed(1)} | ${r.peakRssMb.toFixed(0)} | ${r.loadAverage} |`),
         '',
         `Source pages under wrk (${LOAD.connections} connections, answer cache off), ${seconds} s each:`,
         '',

@@ -4,8 +4,8 @@
  * presence is the mark every command refuses), its schema created by the
  * store's own migrations, and renamed to ledger.db once checked: a rename is
  * atomic, so the folder holds a whole store or an incomplete one, never a
- * part served as if whole. While building: no journal and no syncing (a
- * copy cut short is started over, never recovered), indexes dropped and
+ * part served as if whole. While building: a journal in memory and no
+ * syncing (a copy cut short is started over, never recovered), indexes dropped and
  * built once after the rows, large transactions.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
@@ -57,7 +57,10 @@ class SqliteCopyTarget implements CopyTarget {
   private readonly indexes: string[];
 
   constructor(private readonly db: Database.Database, private readonly path: string, private readonly finalPath: string) {
-    db.pragma('journal_mode = OFF');
+    // Out of WAL (every page written twice, and the WAL as large as the store), to a journal in
+    // memory: pages appended to a file are not journaled at all. OFF is refused by the driver's defensive mode.
+    db.pragma('journal_mode = DELETE');
+    db.pragma('journal_mode = MEMORY');
     db.pragma('synchronous = OFF');
     db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
     // Tables load in any order (orders before the parties they name): references are checked once, after.

@@ -34,10 +34,8 @@ export async function openPostgresCopySource(url: string): Promise<CopySource> {
     return {
       ...reader,
       block: row && { height: BigInt(row.height), time: BigInt(row.time), chainId: row.chain_id, hash: row.hash },
-      close: async () => {
-        await session.query('COMMIT').catch(() => undefined);
-        await session.end().catch(() => undefined);
-      },
+      // Ended, not committed: a read-only snapshot has nothing to keep, and a COPY cut off midway would hold a COMMIT queued behind it.
+      close: () => session.end().catch(() => undefined),
     };
   } catch (e) {
     await client?.end().catch(() => undefined);

@@ -31,9 +31,9 @@ export function openSqliteCopySource(dataDir: string): CopySource {
     return {
       ...reader,
       block,
+      // Closing ends the read transaction, and the snapshot with it.
       close: async () => {
-        if (db.inTransaction) db.exec('COMMIT');
-        db.close();
+        if (db.open) db.close();
       },
     };
   } catch (e) {

@@ -6,7 +6,7 @@
  * load without a copy (issue 32's goals: >= 200,000 order rows/s into either
  * backend, a 10M-order store in under 5 minutes, p99 within 1.5x).
  *
- * Usage: npm run bench:copy [-- --sizes 1m,10m] [--database-url postgres://...]
+ * Usage: npm run bench:copy [-- --sizes 1m,10m] [--database-url postgres://...] [--page-seconds 60] [--pages-only]
  * Without a URL, a throwaway server of the distribution's PostgreSQL (else
  * the embedded build) is started. Targets are deleted after each run.
  */
@@ -104,8 +104,12 @@ async function freshDatabase(serverUrl: string, name: string): Promise<string> {
   return databaseUrl(serverUrl, name);
 }
 
-/** Page p99 of the source under wrk: `seconds` without a copy, then while `copy` runs. */
-async function pagesBeside(source: string[], seconds: number, copy: () => Promise<unknown>): Promise<{ alone: Measure; copying: Measure }> {
+/**
+ * Page p99 of the source under wrk: `seconds` without a copy, then as long
+ * again while a copy to `target` runs (started first), which is then stopped
+ * (Ctrl-C's way): the pages are measured, not the copy.
+ */
+async function pagesBeside(source: string[], seconds: number, from: string, target: string): Promise<{ alone: Measure; copying: Measure }> {
   const server = await startProcess([CLI, 'serve', '--no-ingest', '--workers', '1', '--answer-cache-mb', '0', '--port', '0', ...source], ORDERS);
   try {
     const first = JSON.parse(execFileSync('curl', ['-s', `${server.url}${ORDERS}?pagination.first=1&filter.statuses=STATUS_ACTIVE`], { encoding: 'utf8' })) as {
@@ -118,7 +122,15 @@ async function pagesBeside(source: string[], seconds: number, copy: () => Promis
       `${ORDERS}?pagination.last=50&filter.liveOnly=true`,
     ];
     const alone = await wrk(server.url, paths, { ...LOAD, seconds });
-    const [copying] = await Promise.all([wrk(server.url, paths, { ...LOAD, seconds }), copy()]);
+    const copy = spawn(process.execPath, [CLI, 'copy', '--from', from, '--to', target], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise((resolve) => copy.once('exit', resolve));
+    // Measured once the copy has opened both stores and is moving rows: its first log line.
+    await new Promise((resolve) => copy.stderr.once('data', resolve));
+    copy.stderr.resume();
+    const copying = await wrk(server.url, paths, { ...LOAD, seconds });
+    if (copy.exitCode !== null) throw new Error(`the copy ended before the pages were measured beside it: lengthen --page-seconds`);
+    copy.kill('SIGTERM');
+    await exited;
     return { alone, copying };
   } finally {
     await server.stop();
@@ -126,7 +138,13 @@ async function pagesBeside(source: string[], seconds: number, copy: () => Promis
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1m' }, 'database-url': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '1m' }, 'database-url': { type: 'string' }, 'page-seconds': { type: 'string', default: '60' },
+      // The source's pages only (the PostgreSQL source is the database copies left, or a copy made for them).
+      'pages-only': { type: 'boolean', default: false },
+    },
+  });
   let serverUrl = values['database-url'];
   let stopServer = async () => {};
   if (serverUrl === undefined) {
@@ -153,34 +171,37 @@ async function main(): Promise<void> {
         log(`${size}: ${direction}: ${r.rows} rows in ${r.wallSeconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB`);
         return r;
       };
-      const p1 = await freshDatabase(serverUrl, `${name}_a`);
       const e2 = join(BENCH_DATA, `${spec.name}-copy`);
       rmSync(e2, { recursive: true, force: true });
-      const first = await measure('embedded -> PostgreSQL', ds.dataDir, p1);
-      await measure('embedded -> embedded', ds.dataDir, e2);
-      rmSync(e2, { recursive: true, force: true });
-      const p2 = await freshDatabase(serverUrl, `${name}_b`);
-      await measure('PostgreSQL -> PostgreSQL', p1, p2);
-      await admin(serverUrl, `DROP DATABASE ${name}_b WITH (FORCE)`);
-      await measure('PostgreSQL -> embedded', p1, e2);
-      rmSync(e2, { recursive: true, force: true });
+      const p1 = values['pages-only'] ? databaseUrl(serverUrl, `${name}_a`) : await freshDatabase(serverUrl, `${name}_a`);
+      if (!values['pages-only']) {
+        await measure('embedded -> PostgreSQL', ds.dataDir, p1);
+        await measure('embedded -> embedded', ds.dataDir, e2);
+        rmSync(e2, { recursive: true, force: true });
+        const p2 = await freshDatabase(serverUrl, `${name}_b`);
+        await measure('PostgreSQL -> PostgreSQL', p1, p2);
+        await admin(serverUrl, `DROP DATABASE ${name}_b WITH (FORCE)`);
+        await measure('PostgreSQL -> embedded', p1, e2);
+        rmSync(e2, { recursive: true, force: true });
+      }
 
-      // The source's pages beside a copy, for as long as a copy takes.
-      const seconds = Math.max(10, Math.ceil(first.wallSeconds));
-      for (const [direction, source, target] of [
-        ['embedded -> PostgreSQL', ['--data-dir', ds.dataDir], async () => runCopy(ds.dataDir, await freshDatabase(serverUrl!, `${name}_b`))],
-        ['PostgreSQL -> embedded', ['--database-url', p1], () => runCopy(p1, e2)],
-      ] as [string, string[], () => Promise<unknown>][]) {
+      // The source's pages beside a copy (stopped once measured).
+      const seconds = Number(values['page-seconds']);
+      for (const [direction, source, from, target] of [
+        ['embedded -> PostgreSQL', ['--data-dir', ds.dataDir], ds.dataDir, await freshDatabase(serverUrl, `${name}_b`)],
+        ['PostgreSQL -> embedded', ['--database-url', p1], p1, e2],
+      ] as [string, string[], string, string][]) {
         log(`${size}: pages of the source beside ${direction}`);
-        const { alone, copying } = await pagesBeside(source, seconds, target);
+        const { alone, copying } = await pagesBeside(source, seconds, from, target);
         pages.push(`| ${size} | ${direction} | ${alone.p99.toFixed(1)} | ${copying.p99.toFixed(1)} | ${(copying.p99 / alone.p99).toFixed(2)} | ${alone.rate.toFixed(0)} | ${copying.rate.toFixed(0)} |`);
         rmSync(e2, { recursive: true, force: true });
       }
       await admin(serverUrl, `DROP DATABASE IF EXISTS ${name}_b WITH (FORCE)`);
-      await admin(serverUrl, `DROP DATABASE ${name}_a WITH (FORCE)`);
+      rmSync(e2, { recursive: true, force: true });
+      if (!values['pages-only']) await admin(serverUrl, `DROP DATABASE ${name}_a WITH (FORCE)`);
 
       lines.push(
-        `### ${size}: ${orders.toLocaleString('en-US')} order rows (current and history), block ${first.block}`,
+        `### ${size}: ${orders.toLocaleString('en-US')} order rows (current and history)${results[0] ? `, block ${results[0].block}` : ''}`,
         '',
         '| direction | rows | wall s | order rows/s (wall) | rows/s loading | copy CPU s | peak RSS MB | load avg |',
         '|---|---|---|---|---|---|---|---|',

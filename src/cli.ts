@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `ledger-query` command: serve, ingest, copy, simulate, demo, config. */
 import { existsSync, mkdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { optionsHelp } from './config/help.js';
 import { httpOptionsOf } from './config/http-settings.js';
@@ -278,10 +279,15 @@ async function simulateCommand(args: string[]): Promise<void> {
   await simulate(v.out, v.blocks, v.seed, v['orders-per-block']);
 }
 
+/** The copy's scheduling priority (nice): below serve's, so that readers of the source keep their pace (BENCHMARKS.md, "Copying a store"). */
+const COPY_NICENESS = 10;
+
 async function copyCommand(args: string[]): Promise<void> {
   const config = loadConfiguration('copy', args);
   if (config.help) return void process.stdout.write(helpOf('copy'));
   const { from, to } = copyStoresOf(config.values);
+  // A copy is a batch job beside a source that serves: on a busy machine the server's processes go first.
+  setPriority(COPY_NICENESS);
   const report = new CopyProgressReport(process.stderr);
   const { signal, release } = stopOnSignal();
   const started = process.hrtime.bigint();

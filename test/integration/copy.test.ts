@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { BACKENDS, EMBEDDED, type Backend, type FreshStore } from '../support/backends.js';
 import { runCli, type RunningServer } from '../support/cli.js';
 import { sameAnswers } from '../support/copy-answers.js';
@@ -110,3 +111,22 @@ async function fingerprint(s: FreshStore): Promise<string> {
   for (const { t } of tables) rows.push(t, await s.select(`SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) AS h, count(*) AS n FROM "${String(t)}" x`));
   return JSON.stringify(rows);
 }
+
+test('a copy whose check fails names the table and leaves the target refused as incomplete', async () => {
+  const source = await fresh(EMBEDDED);
+  assert.equal(runCli(['simulate', '--out', join(dir, 'check.events'), '--blocks', '10', '--seed', '5']).status, 0);
+  assert.equal(runCli(['ingest', join(dir, 'check.events'), ...source.args]).status, 0);
+  // A table the target's schema does not have: its rows could not come along.
+  const db = new Database(join(source.config.dataDir, 'ledger.db'));
+  db.exec('CREATE TABLE lq_unknown (n INTEGER PRIMARY KEY) STRICT; INSERT INTO lq_unknown VALUES (1)');
+  db.close();
+  for (const backend of [EMBEDDED, BACKENDS[1] ?? EMBEDDED]) {
+    const target = await fresh(backend);
+    const r = runCli(['copy', '--from', named(source), '--to', named(target)]);
+    assert.equal(r.status, 65, r.stderr);
+    assert.match(r.stderr.trim(), /^ledger-query copy: the target's schema has no table lq_unknown, which the source store has$/);
+    const refused = runCli(['serve', '--no-ingest', '--port', '0', ...target.args], undefined, 30_000);
+    assert.equal(refused.status, 66, refused.stderr);
+    assert.match(refused.stderr, /is an incomplete copy/);
+  }
+});

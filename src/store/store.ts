@@ -99,6 +99,8 @@ export interface QueryStore {
    */
   watchBlocks(onBlock: () => void): () => void;
   lastBlock(): Promise<CommittedBlock | undefined>;
+  /** The same without waiting, where the backend reads synchronously (the embedded store); absent elsewhere. */
+  lastBlockSync?(): CommittedBlock | undefined;
   /** The connections of the store's pool, for the metrics; absent for a store without one. */
   connections?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;

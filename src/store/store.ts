@@ -10,6 +10,7 @@ import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import type { OrderFilter, OrderKey, OrderVersionKey } from '../domain/order.js';
 import type { BlockChanges } from '../domain/order-stream.js';
 import type { BlockStamp, Page, PageRequest } from '../domain/page.js';
+import type { Retention, RetentionStatus } from '../domain/retention.js';
 
 /** Which store: the embedded one in a folder, or a PostgreSQL database. */
 export interface StoreConfig {
@@ -44,6 +45,17 @@ export interface WriterOptions {
   wait?: boolean;
   signal?: AbortSignal;
   onStandby?: () => void;
+  /**
+   * What the writer keeps (docs/compatibility.md, section 13): archive (the
+   * default) prunes nothing; a window is pruned by the writer, between groups.
+   */
+  retention?: Retention;
+  /**
+   * Told what an operator should know that stops nothing: a store pruned
+   * before with a shorter window than `retention` (what that pruned is gone),
+   * a long migration's progress.
+   */
+  onNotice?: (message: string) => void;
 }
 
 /** The newest block committed, stored in the same transaction as its rows. */
@@ -94,6 +106,8 @@ export interface QueryStore {
    */
   watchBlocks(onBlock: () => void): () => void;
   lastBlock(): Promise<CommittedBlock | undefined>;
+  /** What the store keeps and has pruned (the writer's retention as last stored), and its size; absent for a stand-in. */
+  retentionStatus?(): Promise<RetentionStatus>;
   /** The connections of the store's pool, for the metrics; absent for a store without one. */
   connections?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -131,6 +145,12 @@ export interface WriteStore<B extends BlockGroup = BlockGroup> {
    * written once.
    */
   write(group: B): Promise<void>;
+  /**
+   * Resolves once nothing older than the retention's window at the last
+   * block is answered any more (at once under archive). The writer prunes
+   * between groups on its own; ingestion calls this before it ends.
+   */
+  prune(): Promise<void>;
   close(): Promise<void>;
 }
 

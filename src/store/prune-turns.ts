@@ -89,7 +89,7 @@ export class PruneTurns {
     if (done.rows > 0 && ms > 0) {
       const fitted = Math.round((this.rows * BATCH_TARGET_MS) / ms);
       // Halving or doubling at most: one slow batch (a checkpoint) must not shrink the next ones to nothing.
-      this.rows = Math.min(MAX_ROWS, Math.max(MIN_ROWS, Math.min(2 * this.rows, Math.max(this.rows / 2, fitted))));
+      this.rows = Math.round(Math.min(MAX_ROWS, Math.max(MIN_ROWS, Math.min(2 * this.rows, Math.max(this.rows / 2, fitted)))));
     }
   }
 

@@ -49,6 +49,8 @@ export class PruneTurns {
   constructor(
     private readonly step: PruneStep,
     private readonly onFailure: (e: unknown) => void,
+    /** Told of each batch that pruned something: its rows, and its milliseconds, commit included. */
+    private readonly onBatch: (rows: number, ms: number) => void = () => {},
     private readonly now: () => number = () => performance.now(),
   ) {}
 
@@ -83,6 +85,7 @@ export class PruneTurns {
       return;
     }
     const ms = this.now() - started;
+    if (done.rows > 0) this.onBatch(done.rows, ms);
     this.credit -= ms;
     this.due = done.more;
     if (done.blocked === true) this.notBefore = this.now() + BLOCKED_RETRY_MS;
@@ -99,7 +102,9 @@ export class PruneTurns {
    */
   async all(): Promise<void> {
     for (;;) {
+      const started = this.now();
       const done = await this.step(this.rows);
+      if (done.rows > 0) this.onBatch(done.rows, this.now() - started);
       if (!done.more || done.blocked === true) break;
     }
   }

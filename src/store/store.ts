@@ -56,6 +56,8 @@ export interface WriterOptions {
    * a long migration's progress.
    */
   onNotice?: (message: string) => void;
+  /** Told of each prune batch that pruned something: its rows, and its milliseconds, commit included. */
+  onPruned?: (rows: number, ms: number) => void;
 }
 
 /** The newest block committed, stored in the same transaction as its rows. */

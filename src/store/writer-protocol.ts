@@ -34,6 +34,8 @@ export type WriterReply =
   | { type: 'openFailed'; error: WireError }
   /** Something an operator should know that stops nothing (a store pruned with a shorter window, a migration's progress). */
   | { type: 'notice'; message: string }
+  /** A prune batch done: its rows, and its milliseconds, commit included (WriterOptions.onPruned). */
+  | { type: 'pruned'; rows: number; ms: number }
   | { type: 'reply'; id: number; value?: unknown; error?: WireError };
 
 /** A backend's write session, as its writer thread holds it. */
@@ -163,7 +165,13 @@ export function runWriterThread<G>(
     (opened) => {
       session = opened;
       const step = opened.prune;
-      if (step !== undefined) pruning = new PruneTurns(step, (e) => notice(`pruning failed, and waits for the next block: ${asMessage(asError(e))}`));
+      if (step !== undefined) {
+        pruning = new PruneTurns(
+          step,
+          (e) => notice(`pruning failed, and waits for the next block: ${asMessage(asError(e))}`),
+          (rows, ms) => post({ type: 'pruned', rows, ms }),
+        );
+      }
       post({ type: 'opened' });
       void drain();
     },

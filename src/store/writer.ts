@@ -43,10 +43,11 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
   private unsettledWrite: number | undefined;
 
   private constructor(
-    private readonly worker: Worker, name: string, private readonly pack: PackGroup<G>, onNotice?: (message: string) => void,
+    private readonly worker: Worker, name: string, private readonly pack: PackGroup<G>, options: WriterOptions,
   ) {
     worker.on('message', (reply: WriterReply) => {
-      if (reply.type === 'notice') onNotice?.(reply.message);
+      if (reply.type === 'notice') options.onNotice?.(reply.message);
+      if (reply.type === 'pruned') options.onPruned?.(reply.rows, reply.ms);
       if (reply.type !== 'reply') return;
       const pending = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
@@ -91,7 +92,7 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
       signal?.removeEventListener('abort', abort);
       worker.off('message', onMessage!).off('error', onError!).off('exit', onExit!);
     }
-    return new StoreWriter<G>(worker, name, pack, options.onNotice);
+    return new StoreWriter<G>(worker, name, pack, options);
   }
 
   async lastBlock(): Promise<CommittedBlock | undefined> {

@@ -309,9 +309,10 @@ async function configCommand(args: string[]): Promise<void> {
   process.stdout.write(printConfiguration(config));
 }
 
-const commands: Record<Command | 'config', (args: string[]) => Promise<void>> = {
-  serve: serveCommand, ingest: ingestCommand, simulate: simulateCommand, demo: demoCommand, config: configCommand,
-};
+/** A Map, not an object: a name such as `toString` or `__proto__` must find nothing. */
+const commands = new Map<string, (args: string[]) => Promise<void>>([
+  ['serve', serveCommand], ['ingest', ingestCommand], ['simulate', simulateCommand], ['demo', demoCommand], ['config', configCommand],
+]);
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -323,10 +324,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`ledger-query ${version()}\n`);
     return 0;
   }
-  const command = commands[name as keyof typeof commands] as ((args: string[]) => Promise<void>) | undefined;
-  if (!command) {
-    process.stderr.write(`unknown command "${name}"\n\n${USAGE}`);
-    return 2;
+  const command = commands.get(name);
+  if (command === undefined) {
+    const error = new UsageError(`unknown command ${JSON.stringify(name)}: one of ${[...commands.keys()].join(', ')} (ledger-query --help)`);
+    process.stderr.write(`ledger-query: ${error.message}\n`);
+    return error.exitStatus;
   }
   try {
     await command(rest);

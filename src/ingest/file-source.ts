@@ -33,11 +33,9 @@ export interface FileSourceOptions {
 
 const CHUNK_BYTES = 1 << 20;
 /**
- * Events are decoded and handed over a few at a time, not a chunk (~1,500
- * events) at once: decoded events that live long enough to survive a young
- * generation collection are what makes collecting cost. Measured on the
- * reading thread: 2.3-2.7 s of young-generation collection in 10-11 s before;
- * 1.1 s with this and blocks turned into rows as they complete (GroupRows).
+ * Events are handed over a few at a time, not a chunk (~1,500) at once, so
+ * that few decoded events live long enough to make a young-generation
+ * collection costly (BENCHMARKS.md, "Figures behind the code").
  */
 const BATCH_EVENTS = 128;
 /** What every gzip member starts with (RFC 1952). */

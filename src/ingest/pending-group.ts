@@ -23,14 +23,13 @@ export interface CommitLimits {
 }
 
 /**
- * `npm run bench:ingest` shows grouping against a commit per block. The sizes
- * come from a one-off sweep writing its 10,000 blocks straight into the store,
- * one run: 50, 200, 500 and 1,000 blocks a transaction stored 50k, 65k, 70k
- * and 72k orders/s; 50,000 rows (~440 of its blocks) bound the memory held.
- * A block caught up on is visible within ~maxDelayMs plus the time
- * to write its group; a live block within idleMs plus the time to write it.
- * idleMs must exceed the time a source takes to decode one read (a 1 MiB file
- * chunk: ~10 ms), or catching up would commit after every read.
+ * Groups large enough that a transaction's fixed cost is spread thin, with
+ * rows bounding the memory held (the sweep behind the sizes: BENCHMARKS.md,
+ * "Figures behind the code"). A block caught up on is visible within
+ * ~maxDelayMs plus the time to write its group; a live block within idleMs
+ * plus the time to write it. idleMs must exceed the time a source takes to
+ * decode one read (a 1 MiB file chunk: ~10 ms), or catching up would commit
+ * after every read.
  */
 export const DEFAULT_COMMIT_LIMITS: CommitLimits = { maxBlocks: 500, maxRows: 50_000, idleMs: 25, maxDelayMs: 250 };
 

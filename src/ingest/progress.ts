@@ -2,10 +2,9 @@ import { bar, StatusLine } from '../status-line.js';
 import type { IngestStats } from './ingester.js';
 
 /**
- * The ETA is shown only once the rate is known: over at least this long
- * and this share of the file since the first block was stored. Measured
- * from the start instead, the first figures count the store's opening and
- * a gzip file's check as if they were the rate, and said 2,013,847 s.
+ * The ETA is shown only once the rate is known, over at least this long and
+ * this share of the file since the first block was stored: the store's
+ * opening and a gzip file's check are not ingestion.
  */
 const ETA_MIN_SECONDS = 3;
 const ETA_MIN_FRACTION = 0.01;

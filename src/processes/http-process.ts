@@ -13,6 +13,7 @@ import { asLedgerError, InternalError, toWire } from '../errors.js';
 import type { IngestStatus } from '../domain/ingest-status.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './protocol.js';
 import { openStore } from '../store/open.js';
+import type { StoreLog } from '../store/store.js';
 
 const setup = JSON.parse(process.env[HTTP_PROCESS_SETUP] ?? 'null') as HttpProcessSetup | null;
 if (setup === null) throw new InternalError('http-process runs as an HTTP process of ledger-query serve');
@@ -75,13 +76,16 @@ function fail(e: unknown): Promise<never> {
 }
 
 const http = httpOptions(setup.http);
-const store = await openStore(setup.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs }).catch(fail);
+// The store logs through the app's logger, which exists before the store has anything to say.
+let log: StoreLog = () => undefined;
+const store = await openStore(setup.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs, log: (l, m) => log(l, m) }).catch(fail);
 const app = await buildServer({
   store, logger: fastifyLogger(setup.log), logRequests: setup.log.requests,
   answerCacheBytes: setup.answerCacheBytes, http,
   ingestStatus: setup.source === undefined ? undefined : ingestStatus,
   metrics: { registry: httpProcessRegistry(), scrape: metrics, processMetrics: true },
 });
+log = (level, message) => app.log[level](message);
 const close = async () => {
   await app.close();
   await store.close();

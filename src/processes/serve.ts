@@ -20,7 +20,7 @@ import { createLogger, fastifyLogger, type LogOptions } from '../logging.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './protocol.js';
 import { databasePath } from '../store/location.js';
 import { openStore } from '../store/open.js';
-import type { StoreConfig } from '../store/store.js';
+import type { StoreConfig, StoreLog } from '../store/store.js';
 
 export interface LiveSource {
   spec: string;
@@ -102,7 +102,9 @@ async function serveHere(o: ServeOptions): Promise<string> {
   ]);
   const [{ Registry }, { registerIngestMetrics }] = await Promise.all([import('prom-client'), import('../api/metrics/ingest-metrics.js')]);
   const http = httpOptions(o.http);
-  const store = await openStore(o.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs });
+  // The store logs through the app's logger, which exists before the store has anything to say.
+  let log: StoreLog = () => undefined;
+  const store = await openStore(o.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs, log: (l, m) => log(l, m) });
   let live: ReturnType<typeof ingestInBackground> | undefined;
   const registry = new Registry();
   if (o.live) registerIngestMetrics(registry, () => live!.status());
@@ -110,6 +112,7 @@ async function serveHere(o: ServeOptions): Promise<string> {
     store, logger: fastifyLogger(o.log), logRequests: o.log.requests, answerCacheBytes: o.answerCacheBytes,
     ingestStatus: o.live && (() => live!.status()), http, metrics: { registry, processMetrics: true },
   });
+  log = (level, message) => app.log[level](message);
   live = o.live && ingestInBackground({
     store: o.store, ...o.live,
     onLog: (level, msg) => app.log[level](msg),

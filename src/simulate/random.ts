@@ -3,6 +3,7 @@
  * simulator needs. Math.random cannot be seeded, and the simulator's output
  * must be byte-identical for a given seed.
  */
+import { InternalError } from '../errors.js';
 
 function splitmix32(state: number): () => number {
   let s = state >>> 0;
@@ -65,7 +66,7 @@ export class Random {
   }
 
   pick<T>(items: readonly T[]): T {
-    if (items.length === 0) throw new RangeError('pick from an empty list');
+    if (items.length === 0) throw new InternalError('pick from an empty list');
     return items[this.int(items.length)] as T;
   }
 
@@ -112,7 +113,7 @@ export class ZipfSampler {
   private readonly cumulative: Float64Array;
 
   constructor(readonly size: number, exponent: number) {
-    if (size < 1) throw new RangeError('ZipfSampler needs at least one item');
+    if (size < 1) throw new InternalError('ZipfSampler needs at least one item');
     this.cumulative = new Float64Array(size);
     let total = 0;
     for (let k = 0; k < size; k++) {
@@ -147,7 +148,7 @@ export class WeightedChoice<T> {
       this.cumulative.push(this.total);
       this.values.push(value);
     }
-    if (this.values.length === 0) throw new RangeError('WeightedChoice needs a positive weight');
+    if (this.values.length === 0) throw new InternalError('WeightedChoice needs a positive weight');
   }
 
   sample(rng: Random): T {

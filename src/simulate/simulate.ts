@@ -6,6 +6,7 @@
  * every event carries a transaction hash, times have nanosecond digits, and
  * the stream starts with its first height twice, as a restarted chain does.
  */
+import { UsageError } from '../errors.js';
 import type { Order } from '../domain/order.js';
 import { busEventTypeOf } from '../ingest/codec.js';
 import type { BusEvent, EventBody } from '../ingest/events.js';
@@ -87,12 +88,12 @@ const STREAM = { orders: 1, validators: 2, blocks: 3, restart: 5 } as const;
 const TX_POOL = 8192;
 
 function checkOptions(opts: SimulateOptions): void {
-  if (!Number.isSafeInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
-  if (!Number.isSafeInteger(opts.blocks) || opts.blocks < 0) throw new RangeError(`blocks must be a non-negative integer, got ${opts.blocks}`);
+  if (!Number.isSafeInteger(opts.seed)) throw new UsageError(`seed must be an integer, got ${opts.seed}`);
+  if (!Number.isSafeInteger(opts.blocks) || opts.blocks < 0) throw new UsageError(`blocks must be a non-negative integer, got ${opts.blocks}`);
   const perBlock = opts.ordersPerBlock ?? DEFAULT_ORDERS_PER_BLOCK;
-  if (!Number.isFinite(perBlock) || perBlock < 0) throw new RangeError(`ordersPerBlock must be >= 0, got ${perBlock}`);
-  if ((opts.blockIntervalNs ?? DEFAULT_BLOCK_INTERVAL_NS) < 1n) throw new RangeError('blockIntervalNs must be at least 1');
-  if ((opts.startHeight ?? 1n) < 1n) throw new RangeError('startHeight must be at least 1');
+  if (!Number.isFinite(perBlock) || perBlock < 0) throw new UsageError(`orders per block must be >= 0, got ${perBlock}`);
+  if ((opts.blockIntervalNs ?? DEFAULT_BLOCK_INTERVAL_NS) < 1n) throw new UsageError('the block interval must be at least 1 ns');
+  if ((opts.startHeight ?? 1n) < 1n) throw new UsageError('the start height must be at least 1');
 }
 
 /** Hands out the ids, block name and transaction hash of one block's events. */

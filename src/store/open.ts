@@ -28,7 +28,7 @@ export async function openStore(config: StoreConfig, options: OpenOptions = {}):
   const readOnly = options.readOnly ?? false;
   if (config.databaseUrl !== undefined) {
     const { openPostgresStore } = await import('./postgres/store.js');
-    return openPostgresStore({ url: config.databaseUrl, readOnly, queryTimeoutMs: options.queryTimeoutMs });
+    return openPostgresStore({ url: config.databaseUrl, readOnly, queryTimeoutMs: options.queryTimeoutMs, log: options.log });
   }
   if (!readOnly) mkdirSync(config.dataDir, { recursive: true });
   const { openSqliteStore } = await import('./sqlite/store.js');

@@ -4,6 +4,7 @@
  * row, and how a keyset page request turns into index scans. Backends only
  * turn these decisions into SQL text.
  */
+import { InternalError } from '../errors.js';
 import type { BundleFilter } from '../domain/bundle.js';
 import { LIVE_STATUSES, LIVE_TYPE, NOT_LIVE_TIME_IN_FORCES, type OrderFilter, type OrderKey } from '../domain/order.js';
 import type { Page, PageRequest, PageRow } from '../domain/page.js';
@@ -60,7 +61,7 @@ export function boundFor(direction: SortDirection, inclusive: boolean): KeyBound
  */
 export function planPage<K>(page: PageRequest<K>): PagePlan<K> {
   if (!Number.isSafeInteger(page.limit) || page.limit < 1) {
-    throw new RangeError(`page limit must be a positive integer, got ${page.limit}`);
+    throw new InternalError(`page limit must be a positive integer, got ${page.limit}`);
   }
   const listing: SortDirection = page.newestFirst ? 'desc' : 'asc';
   const walk = page.mode === 'first' ? listing : reverse(listing);

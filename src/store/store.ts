@@ -20,6 +20,9 @@ export interface StoreConfig {
   databaseUrl?: string | undefined;
 }
 
+/** Where a store says what it met and handled on its own (a lost session it opened again, say). */
+export type StoreLog = (level: 'info' | 'warn', message: string) => void;
+
 export interface OpenOptions {
   /**
    * Open for queries only: never migrate. With PostgreSQL the role may have
@@ -33,6 +36,8 @@ export interface OpenOptions {
    * end on the caller's thread, which nothing can cut short.
    */
   queryTimeoutMs?: number | undefined;
+  /** Where the store logs; nowhere if absent. */
+  log?: StoreLog | undefined;
 }
 
 export interface WriterOptions {

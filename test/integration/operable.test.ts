@@ -41,6 +41,15 @@ test('--version and -v print the version of package.json', () => {
   }
 });
 
+test('an unknown command, the names every object has included, exits 2 naming it on one line', () => {
+  for (const name of ['serv', 'toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+    const r = runCli([name], undefined, 30_000);
+    assert.equal(r.status, 2, `${name}: ${r.stderr}`);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, `ledger-query: unknown command "${name}": one of serve, ingest, simulate, demo, config (ledger-query --help)\n`);
+  }
+});
+
 test('`config` prints the effective configuration with where each value came from, the password masked', () => {
   const r = spawnSync(process.execPath, [CLI, 'config', 'serve', '--port', '4321'], {
     encoding: 'utf8', env: { ...process.env, DATABASE_URL: 'postgres://writer:s3cret-pw@db:5432/ledger', LEDGER_QUERY_WORKERS: '3' },

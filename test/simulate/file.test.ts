@@ -10,6 +10,7 @@ import { writeEventFile, type CutKind, type WriteOptions } from '../../src/simul
 import { withoutMessage } from '../support/events.js';
 import { blocksOf, chain, FIXTURE, tempDir } from './fixture.js';
 import { readEventFileTail } from './read-file.js';
+import { UsageError } from '../../src/errors.js';
 
 /** Node signatures decode as Buffers; compare their bytes, not their class. */
 function comparable(e: BusEvent): unknown {
@@ -174,8 +175,8 @@ test('options are honoured: chain id, start height, start time, block interval, 
 
 test('zero blocks is an empty stream, and bad options are refused', () => {
   assert.deepEqual([...simulateEvents({ seed: 1, blocks: 0 })], []);
-  assert.throws(() => [...simulateEvents({ seed: 1, blocks: -1 })], RangeError);
-  assert.throws(() => [...simulateEvents({ seed: 1.5, blocks: 1 })], RangeError);
-  assert.throws(() => [...simulateEvents({ seed: 1, blocks: 1, blockIntervalNs: 0n })], RangeError);
-  assert.throws(() => [...simulateEvents({ seed: 1, blocks: 1, startHeight: 0n })], RangeError);
+  assert.throws(() => [...simulateEvents({ seed: 1, blocks: -1 })], UsageError);
+  assert.throws(() => [...simulateEvents({ seed: 1.5, blocks: 1 })], UsageError);
+  assert.throws(() => [...simulateEvents({ seed: 1, blocks: 1, blockIntervalNs: 0n })], UsageError);
+  assert.throws(() => [...simulateEvents({ seed: 1, blocks: 1, startHeight: 0n })], UsageError);
 });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
+import { InternalError } from '../../src/errors.js';
 import type { OrderKey } from '../../src/domain/order.js';
 import type { PageRequest, PageRow } from '../../src/domain/page.js';
 import {
@@ -33,8 +34,8 @@ test('planPage: forward pages walk the listing order, backward pages walk agains
     assert.equal(`${p.beyond?.direction} ${p.beyond?.from?.bound}`, beyond);
     assert.equal(p.beyond?.limit, 1);
   }
-  assert.throws(() => planPage({ newestFirst: true, mode: 'first', limit: 0 }), RangeError);
-  assert.throws(() => planPage({ newestFirst: true, mode: 'first', limit: 1.5 }), RangeError);
+  assert.throws(() => planPage({ newestFirst: true, mode: 'first', limit: 0 }), InternalError);
+  assert.throws(() => planPage({ newestFirst: true, mode: 'first', limit: 1.5 }), InternalError);
 });
 
 test('assemblePage: trims the extra row, flips backward pages, sets both flags exactly', () => {

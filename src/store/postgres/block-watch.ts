@@ -9,6 +9,7 @@
  * them up, and is all a replica's readers get.
  */
 import type pg from 'pg';
+import type { StoreLog } from '../store.js';
 import { connect } from './connection.js';
 
 /** The channel the writer notifies on as a group commits; its payload is the group's last height. */
@@ -22,27 +23,37 @@ const RECONNECT_MS = 1000;
 /**
  * Calls `onBlock` whenever a block may have been committed; returns the stop
  * function. The caller reads what changed (the hint carries nothing to trust).
+ * A lost session is logged once, as is listening again: meanwhile blocks are
+ * learnt from the poll, up to POLL_MS late.
  */
-export function watchBlocks(url: string, onBlock: () => void): () => void {
+export function watchBlocks(url: string, onBlock: () => void, log: StoreLog = () => undefined): () => void {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  /** Why the last session failed, while no session listens. */
+  let lost: string | undefined;
   const listen = async () => {
     try {
       const c = await connect(url, 'block watch');
       if (stopped) return void c.end().catch(() => undefined);
       client = c;
       c.on('notification', () => onBlock());
-      c.on('error', () => reconnect());
-      c.on('end', () => reconnect());
+      c.on('error', (e) => reconnect(e));
+      c.on('end', () => reconnect(new Error('the server ended the session')));
       await c.query(`LISTEN ${BLOCKS_CHANNEL}`);
+      if (lost !== undefined) log('info', 'block watch: listening for commits again');
+      lost = undefined;
       // Blocks may have been committed while it was not listening.
       onBlock();
-    } catch {
-      reconnect();
+    } catch (e) {
+      reconnect(e);
     }
   };
-  const reconnect = () => {
+  const reconnect = (cause: unknown) => {
+    if (!stopped && lost === undefined) {
+      lost = cause instanceof Error ? cause.message : String(cause);
+      log('warn', `block watch: lost its PostgreSQL session (${lost}); trying again every ${RECONNECT_MS} ms, polling every ${POLL_MS} ms meanwhile`);
+    }
     const old = client;
     client = undefined;
     old?.removeAllListeners('end');

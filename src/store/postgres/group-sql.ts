@@ -114,22 +114,18 @@ export const NUMBERING_SQL = `
 
 /**
  * Each order's state, in three statements:
- * - each staged order is looked up once, by its id, and the counted columns
- *   of a stored one are kept beside it (`prior_*`): the update, the insert
- *   and the counts below then need no lookup of their own. (Looking each one
- *   up for the update, again for the insert's NOT EXISTS, and once more for
- *   the state it replaces cost a fifth of the statement);
+ * - each staged order is looked up once, by its id, with the counted columns
+ *   of a stored one kept beside it (`prior_*`), so that the update, the
+ *   insert and the counts need no lookup of their own;
  * - orders stored before are updated, never their id columns: they identify
  *   the row, and id_key ends every listing index;
  * - the others are inserted in listing order (created_at, id_key), so that
- *   every index grows at the end of a range: its right end for the time
- *   indexes, the end of each value's range for the others; faster than
- *   inserting party by party, the party indexes' locality notwithstanding
- *   (BENCHMARKS.md, "Figures behind the code");
+ *   every index grows at the end of a range;
  * - order_counts changes by +1 for each new state's values and -1 for each
  *   replaced one's; a value whose changes cancel out is not touched.
  * A group holds each order once, so no row is touched twice, and the
  * writer's lock keeps any other writer from storing an order in between.
+ * The figures behind the first and third: BENCHMARKS.md, "Figures behind the code".
  */
 export const CURRENT_SQL = (() => {
   const value = (c: CurrentField) =>

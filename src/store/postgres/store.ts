@@ -22,7 +22,7 @@ import { orderIdOfNode } from '../node-json.js';
 import { bundleQueries, expandSql, orderQueries, type PageQueries } from '../page-sql.js';
 import { assemblePage, orderStatsOf, type OrderStats } from '../plan.js';
 import type { SqlValue } from '../rows.js';
-import type { CommittedBlock, QueryStore } from '../store.js';
+import type { CommittedBlock, QueryStore, StoreLog } from '../store.js';
 import { checkSession, newPool } from './connection.js';
 import { numberedPlaceholders, POSTGRES } from './dialect.js';
 import { fromPostgres } from './errors.js';
@@ -39,6 +39,8 @@ export interface PostgresStoreOptions {
   queryTimeoutMs?: number | undefined;
   /** Bytes of statement text one connection may have prepared before it is replaced (./statements.ts). */
   preparedBytesPerConnection?: number;
+  /** Where the store logs what it handles on its own. */
+  log?: StoreLog | undefined;
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -69,47 +71,42 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 const DEFAULT_POOL_SIZE = 4;
 
 /**
- * A page and everything its answer names, in ONE statement, so in one
- * snapshot: the rows, then a last row holding the last block and whether a
- * row lies beyond the cursor. PostgreSQL runs the arms of a UNION ALL in turn
- * (Append), so the page's rows come first and in the order their subquery
- * returns them; the tests walk every row of many pages both ways.
+ * The last block, joined to one row whether or not a block is stored: every
+ * statement that names the block it read at reads it so, in its own snapshot.
  */
-function pageStatement(q: PageQueries): { sql: string; params: SqlValue[] } {
-  const beyond = q.beyond ? `EXISTS (${q.beyond.sql})` : 'false';
-  return {
-    sql:
-      `SELECT page.json, page.k1, page.k2, NULL::numeric AS height, NULL::bigint AS time, NULL::boolean AS beyond ` +
-      `FROM (${q.rows.sql}) AS page UNION ALL ` +
-      `SELECT NULL, NULL, NULL, (SELECT height FROM last_block WHERE only_row = 1), (SELECT time FROM last_block WHERE only_row = 1), ${beyond}`,
-    params: [...q.rows.params, ...(q.beyond?.params ?? [])],
-  };
-}
+const LAST_BLOCK_JOIN = 'LEFT JOIN last_block AS l ON l.only_row = 1';
 
-type PageRowValues = [json: string | null, k1: bigint | null, k2: unknown, height: string | null, time: bigint | null, beyond: boolean | null];
+const blockStampOf = (height: string | null, time: bigint | null): BlockStamp | undefined =>
+  (height === null || time === null ? undefined : { height: BigInt(height), time });
 
 /**
- * As pageStatement, for any statement of `columns` columns: its rows, each
- * with three NULLs after, then a row of `columns` NULLs and the last block's
- * height and time, and whether `beyond` finds a row; one snapshot.
+ * A statement of `columns` columns and everything its answer names, in ONE
+ * statement, so in one snapshot: its rows, each with three NULLs after, then a
+ * row of `columns` NULLs, the last block's height and time, and whether
+ * `beyond` finds a row. PostgreSQL runs the arms of a UNION ALL in turn
+ * (Append), so the rows come first and in the order their subquery returns
+ * them; the tests walk every row of many pages both ways.
  */
 function stampedStatement(rows: Statement, columns: number, beyond?: Statement): Statement {
   const nulls = Array.from({ length: columns }, () => 'NULL').join(', ');
   return {
     sql:
       `SELECT q.*, NULL::numeric AS height, NULL::bigint AS time, NULL::boolean AS beyond FROM (${rows.sql}) AS q UNION ALL ` +
-      `SELECT ${nulls}, (SELECT height FROM last_block WHERE only_row = 1), (SELECT time FROM last_block WHERE only_row = 1), ` +
-      `${beyond === undefined ? 'false' : `EXISTS (${beyond.sql})`}`,
+      `SELECT ${nulls}, l.height, l.time, ${beyond === undefined ? 'false' : `EXISTS (${beyond.sql})`} ` +
+      `FROM (SELECT 1) AS one ${LAST_BLOCK_JOIN}`,
     params: [...rows.params, ...(beyond?.params ?? [])],
   };
 }
+
+/** A page's statement: its node and two key columns, stamped. */
+const pageStatement = (q: PageQueries): Statement => stampedStatement(q.rows, 3, q.beyond);
 
 /** The rows of a stampedStatement, and what its last row says. */
 function unstamp(rows: unknown[][]): { rows: unknown[][]; lastBlock: BlockStamp | undefined; beyond: boolean } {
   const meta = rows.pop();
   if (meta === undefined) throw new InternalError('a stamped statement returned no block row');
   const [height, time, beyond] = meta.slice(-3) as [string | null, bigint | null, boolean | null];
-  return { rows, lastBlock: height === null ? undefined : { height: BigInt(height), time: time! }, beyond: beyond === true };
+  return { rows, lastBlock: blockStampOf(height, time), beyond: beyond === true };
 }
 
 const stamp = <T extends object>(value: T, lastBlock: BlockStamp | undefined): T & { lastBlock?: BlockStamp } =>
@@ -136,9 +133,9 @@ export class PostgresStore implements QueryStore {
   async listOrders(filter: OrderFilter, page: PageRequest<OrderKey>): Promise<Page<OrderKey>> {
     const queries = orderQueries(POSTGRES, filter, page, await this.orderStats());
     if (queries === undefined) {
+      // No order can match: the page is empty, stamped as any other.
       const last = await this.lastBlock();
-      const empty: Page<OrderKey> = { rows: [], hasNextPage: false, hasPreviousPage: false };
-      return last ? { ...empty, lastBlock: { height: last.height, time: last.time } } : empty;
+      return stamp({ rows: [], hasNextPage: false, hasPreviousPage: false }, last && blockStampOf(String(last.height), last.time));
     }
     return this.run(page, queries, (json, k1) => ({ createdAt: k1, id: orderIdOfNode(json) }));
   }
@@ -153,20 +150,17 @@ export class PostgresStore implements QueryStore {
 
   async getOrder(id: string, version?: bigint): Promise<{ node: string | undefined; lastBlock?: BlockStamp }> {
     if (version === undefined) {
-      const found = unstamp(await this.query(this.texts.get(stampedStatement(currentOrderStatement(id), 1).sql), currentOrderStatement(id).params));
+      const found = await this.stamped(stampedStatement(currentOrderStatement(id), 1));
       return stamp({ node: found.rows[0]?.[0] as string | undefined }, found.lastBlock);
     }
-    const q = versionStateStatement(id, version);
-    const found = unstamp(await this.query(this.texts.get(stampedStatement(q, 7).sql), q.params));
+    const found = await this.stamped(stampedStatement(versionStateStatement(id, version), 7));
     const row = found.rows[0];
     return stamp({ node: row === undefined ? undefined : orderNodeJson(historyRowOrder(historyRowOf(row))) }, found.lastBlock);
   }
 
   async listOrderVersions(id: string, page: PageRequest<OrderVersionKey>): Promise<Page<OrderVersionKey>> {
     const { rows, beyond } = versionsStatements(id, page);
-    const statement = stampedStatement(rows, 7, beyond);
-    const found = unstamp(await this.query(this.texts.get(statement.sql), statement.params));
-    this.sawBlock(found.lastBlock);
+    const found = await this.stamped(stampedStatement(rows, 7, beyond));
     return stamp(assemblePage(page, found.rows.map((r) => versionPageRow(historyRowOf(r))), found.beyond), found.lastBlock);
   }
 
@@ -183,7 +177,7 @@ export class PostgresStore implements QueryStore {
 
   /** The writer's notification as it commits, and a slow poll behind it (./block-watch.ts). */
   watchBlocks(onBlock: () => void): () => void {
-    return watchBlocks(this.options.url, onBlock);
+    return watchBlocks(this.options.url, onBlock, this.options.log);
   }
 
   /**
@@ -220,13 +214,14 @@ export class PostgresStore implements QueryStore {
   }
 
   private async readLastBlock(): Promise<CommittedBlock | undefined> {
-    const { rows } = await this.pool.query<{ height: string; time: bigint; chain_id: string; hash: string }>(
-      'SELECT height, time, chain_id, hash FROM last_block WHERE only_row = 1',
+    const { rows } = await this.pool.query<{ height: string | null; time: bigint | null; chain_id: string; hash: string }>(
+      `SELECT l.height, l.time, l.chain_id, l.hash FROM (SELECT 1) AS one ${LAST_BLOCK_JOIN}`,
     ).catch((e: unknown) => {
       throw fromPostgres(e, this.options.url);
     });
     const row = rows[0];
-    return row && { height: BigInt(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
+    const block = row && blockStampOf(row.height, row.time);
+    return block && { ...block, chainId: row!.chain_id, hash: row!.hash };
   }
 
   /** One statement, one snapshot: the retention row, the oldest kept block and the database's size. */
@@ -296,29 +291,28 @@ export class PostgresStore implements QueryStore {
   private async readOrderStats(): Promise<{ stats: OrderStats; block: string }> {
     // One statement, so the counts and the block they belong to are one snapshot.
     const { rows } = await this.pool.query({
-      text: 'SELECT c.dimension, c.value, c.n, l.height, l.time FROM order_counts AS c LEFT JOIN last_block AS l ON l.only_row = 1 ORDER BY c.dimension, c.value',
+      text: `SELECT c.dimension, c.value, c.n, l.height, l.time FROM order_counts AS c ${LAST_BLOCK_JOIN} ORDER BY c.dimension, c.value`,
       rowMode: 'array',
     }).catch((e: unknown) => {
       throw fromPostgres(e, this.options.url);
     });
     const counts = rows as [string, number, bigint, string | null, bigint | null][];
-    const [, , , height, time] = counts[0] ?? [];
-    const block = height == null || time == null ? undefined : { height: BigInt(height), time };
-    return { stats: orderStatsOf(counts), block: blockToken(block) };
+    const [, , , height = null, time = null] = counts[0] ?? [];
+    return { stats: orderStatsOf(counts), block: blockToken(blockStampOf(height, time)) };
   }
 
   /** Runs a page's statement; `key` reads a row's listing key from its node and key columns. */
   private async run<K>(page: PageRequest<K>, queries: PageQueries, key: (json: string, k1: bigint, k2: unknown) => K): Promise<Page<K>> {
-    const statement = pageStatement(queries);
-    const rows = (await this.query(this.texts.get(statement.sql), statement.params)) as PageRowValues[];
-    const meta = rows.pop();
-    if (meta === undefined || meta[0] !== null) throw new InternalError('page statement returned no block row');
-    const found = rows.map(([json, k1, k2]) => ({ json: json!, key: key(json!, k1!, k2) }));
-    const assembled = assemblePage(page, found, meta[5] === true);
-    const [, , , height, time] = meta;
-    const lastBlock = height === null ? undefined : { height: BigInt(height), time: time! };
-    this.sawBlock(lastBlock);
-    return lastBlock === undefined ? assembled : { ...assembled, lastBlock };
+    const found = await this.stamped(pageStatement(queries));
+    const rows = (found.rows as [json: string, k1: bigint, k2: unknown][]).map(([json, k1, k2]) => ({ json, key: key(json, k1, k2) }));
+    return stamp(assemblePage(page, rows, found.beyond), found.lastBlock);
+  }
+
+  /** Runs a stampedStatement; the planner's counts are dropped if it read another block than theirs. */
+  private async stamped(statement: Statement): Promise<ReturnType<typeof unstamp>> {
+    const found = unstamp(await this.query(this.texts.get(statement.sql), statement.params));
+    this.sawBlock(found.lastBlock);
+    return found;
   }
 
   /**

@@ -43,19 +43,8 @@ export async function historyPartitions(client: pg.ClientBase, notice: (message:
     ALTER TABLE orders_history RENAME TO orders_history_v4;
     ALTER INDEX orders_history_pkey RENAME TO orders_history_v4_pkey;
     ALTER INDEX orders_history_by_order RENAME TO orders_history_v4_by_order;
-    CREATE TABLE orders_history (
-      height NUMERIC(20) NOT NULL,
-      -- The row's position in its block's batch (the original's order).
-      seq INTEGER NOT NULL,
-      id_bytes BYTEA NOT NULL,
-      version NUMERIC(20) NOT NULL,
-      -- NULL: the message is kept whole. Else the message's leading ids are
-      -- the order's, this market's and this party's, and left out.
-      market_no INTEGER,
-      party_no INTEGER,
-      message BYTEA NOT NULL,
-      PRIMARY KEY (height, seq)
-    ) PARTITION BY RANGE (height);
+    -- The columns of migration 4's table, as they were.
+    CREATE TABLE orders_history (LIKE orders_history_v4, PRIMARY KEY (height, seq)) PARTITION BY RANGE (height);
     CREATE UNIQUE INDEX orders_history_by_order ON orders_history (id_bytes, version, height);
 
     CREATE TABLE orders_history_resting (LIKE orders_history INCLUDING DEFAULTS, PRIMARY KEY (height, seq));

@@ -109,6 +109,9 @@ interface WindowRow {
   eventsPerSecond: number;
   pages: ShapeP99;
   longestBatchMs: number;
+  longestBatchCpuMs: number;
+  batchP99Ms: number;
+  batches: number;
   pruneMs: number;
   rowsPruned: number;
   liveP99Ms: number;
@@ -117,10 +120,18 @@ interface WindowRow {
 async function windowed(backend: Backend, file: string, windowBlocks: number, windows: number, retention: Retention): Promise<{ rows: WindowRow[]; withoutP99: number }> {
   const live = Number(args['live-blocks']);
   const pace = Number(args['pace-ms']);
-  const fresh = () => ({ events: 0, ms: 0, longestBatchMs: 0, pruneMs: 0, rowsPruned: 0 });
+  const fresh = () => ({ events: 0, ms: 0, longestBatchMs: 0, longestBatchCpuMs: 0, pruneMs: 0, rowsPruned: 0, batches: [] as number[] });
   let current = fresh();
   const writer: WriteStore = await openWriter(backend.config, {
-    retention, onPruned: (rows, ms) => { current.longestBatchMs = Math.max(current.longestBatchMs, ms); current.pruneMs += ms; current.rowsPruned += rows; },
+    retention,
+    onPruned: (rows, ms, cpuMs) => {
+      current.longestBatchMs = Math.max(current.longestBatchMs, ms);
+      current.longestBatchCpuMs = Math.max(current.longestBatchCpuMs, cpuMs);
+      current.batches.push(ms);
+      current.pruneMs += ms;
+      current.rowsPruned += rows;
+      if (ms > 100) log(`${backend.name}: a prune batch of ${rows} rows took ${ms.toFixed(0)} ms (${cpuMs.toFixed(0)} ms of the writer thread's CPU)`);
+    },
   });
   const reader = await openStore(backend.config, { readOnly: true });
   const rows: WindowRow[] = [];
@@ -152,10 +163,12 @@ async function windowed(backend: Backend, file: string, windowBlocks: number, wi
           const pages = await pageP99s(reader, Number(args.pages));
           rows.push({
             window: k, bytes: status.storeBytes, eventsPerSecond: current.events / (current.ms / 1000), pages,
-            longestBatchMs: current.longestBatchMs, pruneMs: current.pruneMs, rowsPruned: current.rowsPruned, liveP99Ms: NaN,
+            longestBatchMs: current.longestBatchMs, longestBatchCpuMs: current.longestBatchCpuMs, batchP99Ms: p99(current.batches),
+            batches: current.batches.length, pruneMs: current.pruneMs, rowsPruned: current.rowsPruned, liveP99Ms: NaN,
           });
           log(`${backend.name}: window ${k}: ${mb(status.storeBytes)} MB, ${Math.round(current.events / (current.ms / 1000))} events/s, ` +
-            `pages p99 ${JSON.stringify(pages)}, longest batch ${current.longestBatchMs.toFixed(1)} ms`);
+            `pages p99 ${JSON.stringify(pages)}, ${current.batches.length} prune batches, p99 ${fmt(p99(current.batches))} ms, ` +
+            `longest ${current.longestBatchMs.toFixed(1)} ms (${current.longestBatchCpuMs.toFixed(1)} ms CPU)`);
           current = fresh();
         }
         paced = { until: height + BigInt(live), delays: [] };
@@ -270,10 +283,10 @@ async function main(): Promise<void> {
         log(`${backend.name}: ${windows} windows of ${args.window}`);
         const { rows, withoutP99 } = await windowed(backend, file, windowBlocks, windows, retention);
         out.push(`### ${backend.name}: --retention ${args.window}, ${windows} windows; live commit p99 without pruning (mid first window): ${fmt(withoutP99)} ms`, '',
-          '| window | store MB | events/s | page-50 p99 ms (all / market / party) | longest prune batch ms | pruning ms | rows pruned | live commit p99 ms |',
-          '|---|---|---|---|---|---|---|---|',
+          '| window | store MB | events/s | page-50 p99 ms (all / market / party) | prune batches | batch p99 ms | longest batch ms (its thread CPU ms) | pruning ms | rows pruned | live commit p99 ms |',
+          '|---|---|---|---|---|---|---|---|---|---|',
           ...rows.map((r) => `| ${r.window} | ${mb(r.bytes)} | ${Math.round(r.eventsPerSecond)} | ${fmt(r.pages.all)} / ${fmt(r.pages.market)} / ${fmt(r.pages.party)} | ` +
-            `${fmt(r.longestBatchMs)} | ${Math.round(r.pruneMs)} | ${r.rowsPruned} | ${fmt(r.liveP99Ms)} |`), '');
+            `${r.batches} | ${fmt(r.batchP99Ms)} | ${fmt(r.longestBatchMs)} (${fmt(r.longestBatchCpuMs)}) | ${Math.round(r.pruneMs)} | ${r.rowsPruned} | ${fmt(r.liveP99Ms)} |`), '');
       } finally {
         await backend.done();
       }

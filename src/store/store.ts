@@ -61,8 +61,12 @@ export interface WriterOptions {
    * a long migration's progress.
    */
   onNotice?: (message: string) => void;
-  /** Told of each prune batch that pruned something: its rows, and its milliseconds, commit included. */
-  onPruned?: (rows: number, ms: number) => void;
+  /**
+   * Told of each prune batch that pruned something: its rows, its
+   * milliseconds, commit included, and the milliseconds of CPU the writer
+   * thread spent on it (PostgreSQL's work is the server's, not counted).
+   */
+  onPruned?: (rows: number, ms: number, cpuMs: number) => void;
 }
 
 /** The newest block committed, stored in the same transaction as its rows. */

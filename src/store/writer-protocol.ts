@@ -34,8 +34,8 @@ export type WriterReply =
   | { type: 'openFailed'; error: WireError }
   /** Something an operator should know that stops nothing (a store pruned with a shorter window, a migration's progress). */
   | { type: 'notice'; message: string }
-  /** A prune batch done: its rows, and its milliseconds, commit included (WriterOptions.onPruned). */
-  | { type: 'pruned'; rows: number; ms: number }
+  /** A prune batch done: its rows, its milliseconds, commit included, and the thread's CPU milliseconds (WriterOptions.onPruned). */
+  | { type: 'pruned'; rows: number; ms: number; cpuMs: number }
   | { type: 'reply'; id: number; value?: unknown; error?: WireError };
 
 /** A backend's write session, as its writer thread holds it. */
@@ -169,7 +169,7 @@ export function runWriterThread<G>(
         pruning = new PruneTurns(
           step,
           (e) => notice(`pruning failed, and waits for the next block: ${asMessage(asError(e))}`),
-          (rows, ms) => post({ type: 'pruned', rows, ms }),
+          (rows, ms, cpuMs) => post({ type: 'pruned', rows, ms, cpuMs }),
         );
       }
       post({ type: 'opened' });

@@ -47,7 +47,7 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
   ) {
     worker.on('message', (reply: WriterReply) => {
       if (reply.type === 'notice') options.onNotice?.(reply.message);
-      if (reply.type === 'pruned') options.onPruned?.(reply.rows, reply.ms);
+      if (reply.type === 'pruned') options.onPruned?.(reply.rows, reply.ms, reply.cpuMs);
       if (reply.type !== 'reply') return;
       const pending = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);

@@ -67,20 +67,27 @@ function freeBytes(): number {
 
 interface Backend { name: string; config: StoreConfig; done(): Promise<void> }
 
-async function backendsOf(names: string[], label: string): Promise<Backend[]> {
-  const out: Backend[] = [];
+/** Each backend in turn, started when its turn comes (a server stops when the benchmark is interrupted). */
+async function* backendsOf(names: string[], label: string): AsyncGenerator<Backend> {
   for (const name of names) {
     if (name === 'embedded') {
       const dataDir = join(BENCH_DATA, `retention-${label}-embedded`);
       rmSync(dataDir, { recursive: true, force: true });
-      out.push({ name, config: { dataDir }, done: async () => rmSync(dataDir, { recursive: true, force: true }) });
+      yield { name, config: { dataDir }, done: async () => rmSync(dataDir, { recursive: true, force: true }) };
     } else {
       const build = distributionBuilds()[0] ?? embeddedBuilds()[0]!;
       const server = await startPostgres(build, { settings: { shared_buffers: '512MB', max_wal_size: '4GB' } });
-      out.push({ name: `postgres ${build.id}`, config: { dataDir: BENCH_DATA, databaseUrl: server.url }, done: () => server.stop() });
+      const stop = () => void server.stop().finally(() => process.exit(130));
+      process.once('SIGINT', stop).once('SIGTERM', stop);
+      yield {
+        name: `postgres ${build.id}`, config: { dataDir: BENCH_DATA, databaseUrl: server.url },
+        done: async () => {
+          process.off('SIGINT', stop).off('SIGTERM', stop);
+          await server.stop();
+        },
+      };
     }
   }
-  return out;
 }
 
 /**
@@ -261,7 +268,7 @@ async function main(): Promise<void> {
   const out: string[] = [];
   if (args.archive) {
     const target = Number(args.versions);
-    for (const backend of await backendsOf(names, 'archive')) {
+    for await (const backend of backendsOf(names, 'archive')) {
       try {
         log(`${backend.name}: archive to ${target} order versions`);
         const { rows, stopped } = await archive(backend, target, Number(args.every));
@@ -278,7 +285,7 @@ async function main(): Promise<void> {
     const windowBlocks = Number(retention.ns / 1_000_000_000n);
     const windows = Number(args.windows);
     const file = await eventFileOf(windowBlocks, windows, Number(args['orders-per-block']));
-    for (const backend of await backendsOf(names, 'windowed')) {
+    for await (const backend of backendsOf(names, 'windowed')) {
       try {
         log(`${backend.name}: ${windows} windows of ${args.window}`);
         const { rows, withoutP99 } = await windowed(backend, file, windowBlocks, windows, retention);

@@ -37,7 +37,8 @@ export type PruneStep = (maxRows: number) => PruneBatch | Promise<PruneBatch>;
 
 /** A batch's target; the bound is 50 ms, and a batch's rows vary around the estimate. */
 export const BATCH_TARGET_MS = 20;
-const MIN_ROWS = 64;
+/** At least this many rows a batch: a batch's fixed cost (finding where it ends, the retention row) is a few small reads. */
+const MIN_ROWS = 256;
 const MAX_ROWS = 100_000;
 /** Pruning time owed after a group, at least: a small group's write is quicker than one batch. */
 const MIN_CREDIT_MS = BATCH_TARGET_MS;

@@ -18,8 +18,6 @@ import type { PruneBatch } from '../prune-turns.js';
 import { CAN_TRADE, COUNTED_DIMENSIONS, IS_LATEST, RESTS } from '../prune-sql.js';
 import type { WriterPartitions } from './partitions.js';
 
-/** Blocks read at most per batch to find where it ends. */
-const BLOCK_SCAN = 4096;
 /** How long dropping a partition waits for the queries that read it; then it is tried again later. */
 const DROP_LOCK_TIMEOUT = '50ms';
 const LOCK_NOT_AVAILABLE = '55P03';
@@ -104,20 +102,17 @@ export class PostgresPruner {
       const firstHeight = BigInt(first.height);
       const nth = await this.nthHeight('>=', below, maxRows);
       const limit = nth === undefined ? undefined : nth > firstHeight ? nth : firstHeight + 1n;
-      const after = (await c.query<Block>(
-        'SELECT b.height::text AS height, b.time FROM blocks b WHERE b.height > $1 ORDER BY b.height LIMIT $2', [first.height, BLOCK_SCAN],
-      )).rows;
-      let end: bigint | undefined;
-      let olderLeft = true;
-      for (const b of after) {
-        const height = BigInt(b.height);
-        if (BigInt(b.time) >= cutoff) olderLeft = false;
-        if (BigInt(b.time) >= cutoff || (limit !== undefined && height >= limit)) {
-          end = height;
-          break;
-        }
-      }
-      end ??= after.length === 0 ? firstHeight + 1n : BigInt(after.at(-1)!.height);
+      // The batch ends at the first block not older than the window, or at the budget's end, whichever comes first.
+      const upto = limit ?? lastHeight + 1n;
+      const young = (await c.query<{ height: string }>(
+        'SELECT b.height::text AS height FROM blocks b WHERE b.height > $1 AND b.height < $2 AND b.time >= $3 ORDER BY b.height LIMIT 1',
+        [first.height, upto.toString(), cutoff.toString()],
+      )).rows[0];
+      const next = young === undefined ? (await c.query<Block>(
+        'SELECT b.height::text AS height, b.time FROM blocks b WHERE b.height >= $1 ORDER BY b.height LIMIT 1', [upto.toString()],
+      )).rows[0] : undefined;
+      const end = young !== undefined ? BigInt(young.height) : next === undefined ? upto : BigInt(next.height);
+      const olderLeft = young === undefined && next !== undefined && BigInt(next.time) < cutoff;
       rows += await this.sweep(below, end);
       below = end;
       more ||= olderLeft;

@@ -12,9 +12,6 @@ import type { PruneBatch } from '../prune-turns.js';
 import { COUNTED_DIMENSIONS, FORGOTTEN_SQL, RESTS } from '../prune-sql.js';
 import { fromU64, u64 } from '../rows.js';
 
-/** Blocks read at most per batch to find where it ends: blocks that changed no order take no rows of the budget. */
-const BLOCK_SCAN = 4096;
-
 interface State {
   pruned_below: unknown;
   recheck_height: unknown;
@@ -23,14 +20,29 @@ interface State {
 export class SqlitePruner {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly transaction: (maxRows: number) => PruneBatch;
+  /** The writer's WAL autocheckpoint, in pages (./database.ts). */
+  private readonly checkpointPages: number;
 
-  constructor(db: Database.Database, private readonly windowNs: bigint) {
+  constructor(private readonly db: Database.Database, private readonly windowNs: bigint) {
     this.statements = prepare(db);
     this.transaction = db.transaction((maxRows: number) => this.batch(maxRows)).immediate;
+    this.checkpointPages = Number(db.pragma('wal_autocheckpoint', { simple: true }));
   }
 
-  /** One batch of about `maxRows` rows, in one transaction that takes the write lock at once. */
-  readonly step = (maxRows: number): PruneBatch => this.transaction(maxRows);
+  /**
+   * One batch of about `maxRows` rows, in one transaction that takes the
+   * write lock at once. Its commit never writes the WAL back into the file
+   * (seconds for the hundreds of MB the writer lets it hold): the next
+   * group's does, as it would have without pruning, so a batch stays short.
+   */
+  readonly step = (maxRows: number): PruneBatch => {
+    this.db.pragma('wal_autocheckpoint = 0');
+    try {
+      return this.transaction(maxRows);
+    } finally {
+      this.db.pragma(`wal_autocheckpoint = ${this.checkpointPages}`);
+    }
+  };
 
   private batch(maxRows: number): PruneBatch {
     const started = performance.now();
@@ -64,19 +76,12 @@ export class SqlitePruner {
       const nth = s.nthRowFrom.get(u64(below), maxRows) as unknown;
       const firstHeight = fromU64(first.height);
       const limit = nth === undefined ? undefined : fromU64(nth) > firstHeight ? fromU64(nth) : firstHeight + 1n;
-      let end: bigint | undefined;
-      let olderLeft = true;
-      const after = s.blocksAfter.all(u64(firstHeight), BLOCK_SCAN) as { height: unknown; time: bigint }[];
-      for (const b of after) {
-        const height = fromU64(b.height);
-        if (b.time >= cutoff) olderLeft = false;
-        if (b.time >= cutoff || (limit !== undefined && height >= limit)) {
-          end = height;
-          break;
-        }
-      }
-      // Every block scanned is older: the batch ends before the last of them (or after the first, if it is the only one).
-      end ??= after.length === 0 ? firstHeight + 1n : fromU64(after.at(-1)!.height);
+      // The batch ends at the first block not older than the window, or at the budget's end, whichever comes first.
+      const upto = limit ?? lastHeight + 1n;
+      const young = s.firstYoungBlock.get(u64(firstHeight), u64(upto), cutoff) as unknown;
+      const next = young === undefined ? (s.firstBlockFrom.get(u64(upto)) as { height: unknown; time: bigint } | undefined) : undefined;
+      const end = young !== undefined ? fromU64(young) : next === undefined ? upto : fromU64(next.height);
+      const olderLeft = young === undefined && next !== undefined && next.time < cutoff;
       rows += this.sweep(below, end);
       below = end;
       more ||= olderLeft;
@@ -118,7 +123,7 @@ function prepare(db: Database.Database) {
       'DELETE FROM orders_history WHERE height < ? AND id_bytes IN (SELECT id_bytes FROM orders_history WHERE height > ? AND height <= ?)',
     ),
     firstBlockFrom: db.prepare('SELECT height, time FROM blocks WHERE height >= ? ORDER BY height LIMIT 1'),
-    blocksAfter: db.prepare('SELECT height, time FROM blocks WHERE height > ? ORDER BY height LIMIT ?'),
+    firstYoungBlock: db.prepare('SELECT height FROM blocks WHERE height > ? AND height < ? AND time >= ? ORDER BY height LIMIT 1').pluck(),
     forgotten: db.prepare(FORGOTTEN_SQL).raw(true),
     deleteCurrent: db.prepare('DELETE FROM orders_current WHERE id_bytes = ?'),
     addCount: db.prepare(

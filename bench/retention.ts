@@ -272,7 +272,7 @@ async function main(): Promise<void> {
       try {
         log(`${backend.name}: archive to ${target} order versions`);
         const { rows, stopped } = await archive(backend, target, Number(args.every));
-        out.push(`### ${backend.name}: archive${stopped === undefined ? '' : ` (${stopped})`}`, '',
+        out.push(`#### ${backend.name}: archive${stopped === undefined ? '' : ` (${stopped})`}`, '',
           '| order versions | events/s | page-50 p99 ms (all / market / party) | store MB | bytes per version |', '|---|---|---|---|---|',
           ...rows.map((r) => `| ${r.versions} | ${Math.round(r.eventsPerSecond)} | ${fmt(r.pages.all)} / ${fmt(r.pages.market)} / ${fmt(r.pages.party)} | ${mb(r.bytes)} | ${Math.round(r.bytes / r.versions)} |`), '');
       } finally {
@@ -289,7 +289,7 @@ async function main(): Promise<void> {
       try {
         log(`${backend.name}: ${windows} windows of ${args.window}`);
         const { rows, withoutP99 } = await windowed(backend, file, windowBlocks, windows, retention);
-        out.push(`### ${backend.name}: --retention ${args.window}, ${windows} windows; live commit p99 without pruning (mid first window): ${fmt(withoutP99)} ms`, '',
+        out.push(`#### ${backend.name}: --retention ${args.window}, ${windows} windows; live commit p99 without pruning (mid first window): ${fmt(withoutP99)} ms`, '',
           '| window | store MB | events/s | page-50 p99 ms (all / market / party) | prune batches | batch p99 ms | longest batch ms (its thread CPU ms) | pruning ms | rows pruned | live commit p99 ms |',
           '|---|---|---|---|---|---|---|---|---|---|',
           ...rows.map((r) => `| ${r.window} | ${mb(r.bytes)} | ${Math.round(r.eventsPerSecond)} | ${fmt(r.pages.all)} / ${fmt(r.pages.market)} / ${fmt(r.pages.party)} | ` +

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { bundleCursors, orderCursors } from '../src/api/cursor.js';
-import { readBundleFilter, readOrderFilter, readPagination } from '../src/api/params.js';
+import { readBundleFilter, readOrderFilter, readPagination } from '../src/api/read-parameters.js';
 import { readQuery } from '../src/api/query.js';
 import { openStore,  } from '../src/store/open.js';
 import type { StoreConfig } from '../src/store/store.js';

@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { orderCursors } from '../src/api/cursor.js';
-import { readOrderFilter, readPagination } from '../src/api/params.js';
+import { readOrderFilter, readPagination } from '../src/api/read-parameters.js';
 import { readQuery } from '../src/api/query.js';
 import { openStore,  } from '../src/store/open.js';
 import type { StoreConfig } from '../src/store/store.js';

@@ -4,7 +4,7 @@
  * cases, each a list of request paths.
  */
 import { bundleCursors, orderCursors } from '../src/api/cursor.js';
-import { readOrderFilter } from '../src/api/params.js';
+import { readOrderFilter } from '../src/api/read-parameters.js';
 import { readQuery } from '../src/api/query.js';
 import type { OrderFilter, OrderKey } from '../src/domain/order.js';
 import type { QueryStore } from '../src/store/store.js';

@@ -4,11 +4,11 @@
  * times per block; each is computed once per block and served from here after.
  * Every entry belongs to the block it was read at; when the store's last block
  * is another, all of them are dropped at once. Bounded in bytes, least
- * recently used first out. Written by hand: an LRU by bytes whose entries grow
- * (a compressed variant is added when first asked for) and that empties on a
- * block change is a few lines here, and none of the cache packages does both.
+ * recently used first out (../bounded-map.ts), emptied here on a block change.
  */
+import { BoundedMap } from '../bounded-map.js';
 import type { BlockStamp } from '../domain/page.js';
+import type { HeaderList } from './answer-headers.js';
 
 export interface CachedAnswer {
   /** blockToken() (../domain/page.ts) of the block it was read at. */
@@ -20,48 +20,41 @@ export interface CachedAnswer {
   readonly etag: string;
   /** Compressed bodies by content coding, added as clients ask for them. */
   readonly encoded: Map<string, Buffer>;
+  /** Its heads as the fast path sends them, by delivery (./answer-headers.ts), made when first sent. */
+  readonly heads: Map<string, HeaderList>;
 }
 
 /** Bytes an entry holds beyond its bodies: key, maps, headers. */
 const ENTRY_OVERHEAD = 256;
 
 export class AnswerCache {
-  private readonly entries = new Map<string, { answer: CachedAnswer; bytes: number }>();
+  /** In order of use, updated in place (../bounded-map.ts): a hit moves no key in and out of a Map. */
+  private readonly entries: BoundedMap<string, { answer: CachedAnswer; bytes: number }>;
   private block: string | undefined;
-  private bytes = 0;
   /** Lookups that found an answer, and that did not (for the metrics). */
   readonly stats = { hits: 0, misses: 0 };
 
-  constructor(readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {
+    this.entries = new BoundedMap(maxBytes);
+  }
 
   /** The answer to `key` read at `block` (the store's last block now), if kept. */
   get(key: string, block: string): CachedAnswer | undefined {
-    this.moveTo(block);
+    if (block !== this.block) this.moveTo(block);
     const entry = this.entries.get(key);
     if (entry === undefined) {
       this.stats.misses++;
       return undefined;
     }
     this.stats.hits++;
-    // Re-inserted to mark it recently used: a Map iterates in insertion order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return entry.answer;
   }
 
   /** Keeps an answer, if it was read at the block the cache is at (a newer one is not kept either). */
   set(key: string, answer: CachedAnswer): void {
     if (answer.block !== this.block) return;
-    const bytes = ENTRY_OVERHEAD + key.length + answer.identity.byteLength;
-    if (bytes > this.maxBytes) return;
-    const old = this.entries.get(key);
-    if (old !== undefined) {
-      this.bytes -= old.bytes;
-      this.entries.delete(key);
-    }
-    this.entries.set(key, { answer, bytes });
-    this.bytes += bytes;
-    this.evict();
+    const entry = { answer, bytes: ENTRY_OVERHEAD + key.length + answer.identity.byteLength };
+    this.entries.set(key, entry, entry.bytes);
   }
 
   /** Adds a compressed body to a kept answer. */
@@ -70,26 +63,15 @@ export class AnswerCache {
     const entry = this.entries.get(key);
     if (entry?.answer !== answer) return;
     entry.bytes += body.length;
-    this.bytes += body.length;
-    this.evict();
+    this.entries.set(key, entry, entry.bytes);
   }
 
   get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
+    return this.entries.size;
   }
 
   private moveTo(block: string): void {
-    if (block === this.block) return;
     this.block = block;
     this.entries.clear();
-    this.bytes = 0;
-  }
-
-  private evict(): void {
-    for (const [key, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes) return;
-      this.entries.delete(key);
-      this.bytes -= entry.bytes;
-    }
   }
 }

@@ -11,9 +11,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { blockToken, type BlockStamp } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
-import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER, setBlockHeaders } from './block-headers.js';
+import { blockHeaderList, COMMON_HEADERS, JSON_TYPE, merged, setHeaders, valuesOf, type HeaderList } from './answer-headers.js';
 import { mergeVary } from './cors.js';
-import { prettyBody } from './envelope.js';
+import { prettyBody } from './connection.js';
 import type { ReadLimits } from './http-options.js';
 import { IGNORED_PARAMETERS_HEADER } from './query.js';
 
@@ -23,7 +23,7 @@ export interface FreshAnswer {
   lastBlock: BlockStamp | undefined;
 }
 
-/** The codings offered, most preferred first, as the compression plugin offers them (./server.ts). */
+/** The codings offered, most preferred first, as the compression plugin offers them (./app.ts). */
 export const CODINGS = ['gzip', 'br', 'deflate'] as const;
 type Coding = (typeof CODINGS)[number];
 const negotiator = new Negotiator({ supportedValues: [...CODINGS] });
@@ -37,8 +37,6 @@ const COMPRESS: Record<Coding, (body: Buffer) => Buffer> = {
   br: (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }),
   deflate: (b) => deflateSync(b),
 };
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 function etagOf(body: Buffer): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
@@ -61,18 +59,42 @@ export function chooseCoding(answer: CachedAnswer, header: string | undefined): 
   return (negotiator.negotiate(value) as Coding | null) ?? undefined;
 }
 
+/** The answer's own headers, before its type and length: the block it names, its tag, Vary. */
+function ownHeaders(answer: CachedAnswer, vary: string, ignored: string | undefined): string[] {
+  const head = [...blockHeaderList(answer.lastBlock), 'etag', answer.etag, 'vary', vary];
+  if (ignored !== undefined) head.push(IGNORED_PARAMETERS_HEADER, ignored);
+  return head;
+}
+
+/** What an answer's head is kept under, per delivery: '304', the coding, or '' (identity). */
+const deliveryName = (delivery: Delivery) => (delivery.notModified ? '304' : delivery.coding ?? '');
+
 /**
- * The headers of an answer (but its coding and length), as the fast path
- * (./fast-path.ts) writes them; sendAnswer sets the same through Fastify.
- * `vary` is what the front door (./front-door.ts) said already: Origin, when
- * only some origins may read answers.
+ * The whole head of `delivery` of `answer`, as the fast path (./fast-path.ts)
+ * writes it: the common headers, the door's (`door`, ./front-door.ts), the
+ * answer's own, its type, coding and length (none of them on a 304, as
+ * Fastify sends one); one Vary, the door's (Origin, when it says one) and
+ * Accept-Encoding. Kept with the answer when
+ * the door's headers are every request's (`shared`) and no parameter was
+ * ignored: a cached answer is then sent with no header built.
  */
-export function answerHeaders(answer: CachedAnswer, vary?: number | string | readonly string[]): OutgoingHttpHeaders {
-  const [height, micros] = blockHeaderValues(answer.lastBlock);
-  return {
-    [BLOCK_HEIGHT_HEADER]: height, [BLOCK_TIMESTAMP_HEADER]: micros,
-    etag: answer.etag, vary: mergeVary(vary, 'accept-encoding'), 'content-type': JSON_TYPE,
-  };
+export function answerHead(
+  answer: CachedAnswer, delivery: Delivery, door: HeaderList, shared: HeaderList, ignored: string | undefined,
+): HeaderList {
+  const keep = door === shared && ignored === undefined;
+  const name = deliveryName(delivery);
+  if (keep) {
+    const kept = answer.heads.get(name);
+    if (kept !== undefined) return kept;
+  }
+  const head = merged([...COMMON_HEADERS, ...door], ownHeaders(answer, mergeVary(valuesOf(door, 'vary'), 'accept-encoding'), ignored));
+  if (!delivery.notModified) {
+    head.push('content-type', JSON_TYPE);
+    if (delivery.coding !== undefined) head.push('content-encoding', delivery.coding);
+    head.push('content-length', String(delivery.body.byteLength));
+  }
+  if (keep) answer.heads.set(name, head);
+  return head;
 }
 
 /** What a page route answers from: its store, the answer cache if the server keeps answers, and the limits of a request. */
@@ -105,10 +127,12 @@ export interface PageQuery {
 }
 
 /** Reads the answer to `query`, and keeps it in `cache`, if given (which keeps it only if it was read at the block the cache is at). */
-async function computeAnswer(cache: AnswerCache | undefined, query: PageQuery): Promise<CachedAnswer> {
+export async function readAnswer(cache: AnswerCache | undefined, query: PageQuery): Promise<CachedAnswer> {
   const fresh = await query.read();
   const identity = query.pretty ? prettyBody(fresh.body) : fresh.body;
-  const answer = { block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, identity, etag: etagOf(identity), encoded: new Map() };
+  const answer: CachedAnswer = {
+    block: blockToken(fresh.lastBlock), lastBlock: fresh.lastBlock, identity, etag: etagOf(identity), encoded: new Map(), heads: new Map(),
+  };
   cache?.set(query.key, answer);
   return answer;
 }
@@ -123,19 +147,21 @@ async function computeAnswer(cache: AnswerCache | undefined, query: PageQuery): 
 export async function answerAt(
   cache: AnswerCache | undefined, block: string | undefined, key: string, query: () => PageQuery,
 ): Promise<CachedAnswer> {
-  if (cache === undefined || block === undefined) return computeAnswer(undefined, query());
-  return cache.get(key, block) ?? computeAnswer(cache, query());
+  if (cache === undefined || block === undefined) return readAnswer(undefined, query());
+  return cache.get(key, block) ?? readAnswer(cache, query());
 }
 
 /** What goes out for a request: `304 Not Modified`, or the body in the coding it takes. */
 export type Delivery = { notModified: true } | { notModified: false; coding: Coding | undefined; body: Buffer };
+
+const NOT_MODIFIED: Delivery = { notModified: true };
 
 /** The delivery of `answer` (kept under `key`) for a request's If-None-Match and Accept-Encoding. */
 export function deliveryOf(
   cache: AnswerCache | undefined, key: string, answer: CachedAnswer,
   ifNoneMatch: string | undefined, acceptEncoding: string | undefined,
 ): Delivery {
-  if (matchesEtag(ifNoneMatch, answer.etag)) return { notModified: true };
+  if (matchesEtag(ifNoneMatch, answer.etag)) return NOT_MODIFIED;
   const coding = chooseCoding(answer, acceptEncoding);
   if (coding === undefined) return { notModified: false, coding, body: answer.identity };
   let body = answer.encoded.get(coding);
@@ -157,9 +183,8 @@ export async function sendAnswer({ request, reply, cache, store, query }: Answer
   // A store that cannot say its last block may still answer the page (or fail it, and say why).
   const block = cache === undefined ? undefined : await store.lastBlock().then(blockToken, () => undefined);
   const answer = await answerAt(cache, block, query.key, () => query);
-  setBlockHeaders(reply, answer.lastBlock);
-  if (query.ignored !== undefined) reply.header(IGNORED_PARAMETERS_HEADER, query.ignored);
-  reply.header('etag', answer.etag).header('vary', mergeVary(reply.raw.getHeader('vary'), 'accept-encoding'));
+  // On the raw response, the block headers' names in the case the original sends them (Fastify writes names in lower case).
+  setHeaders(reply.raw, ownHeaders(answer, mergeVary(reply.raw.getHeader('vary'), 'accept-encoding'), query.ignored));
   const delivery = deliveryOf(cache, query.key, answer, request.headers['if-none-match'], request.headers['accept-encoding']);
   if (delivery.notModified) return reply.code(304).send();
   reply.type(JSON_TYPE);

@@ -3,7 +3,6 @@
  * last block it had stored when it read the answer (docs/compatibility.md, section 7):
  * clients compare them with the network to tell a node that lags behind.
  */
-import type { FastifyReply } from 'fastify';
 import type { BlockStamp } from '../domain/page.js';
 import { toMicros } from '../domain/time.js';
 
@@ -13,13 +12,4 @@ export const BLOCK_TIMESTAMP_HEADER = 'X-Block-Timestamp';
 /** Both headers' values; `0` while no block is stored. The time is in whole microseconds, as the original keeps it. */
 export function blockHeaderValues(block: BlockStamp | undefined): [height: string, micros: string] {
   return block === undefined ? ['0', '0'] : [block.height.toString(), toMicros(block.time).toString()];
-}
-
-export function setBlockHeaders(reply: FastifyReply, block: BlockStamp | undefined): void {
-  const [height, micros] = blockHeaderValues(block);
-  // On the raw response, so that the names keep the case the original sends
-  // them in (Fastify writes the names it is given in lower case), for scripts
-  // that grep for them.
-  reply.raw.setHeader(BLOCK_HEIGHT_HEADER, height);
-  reply.raw.setHeader(BLOCK_TIMESTAMP_HEADER, micros);
 }

@@ -4,13 +4,13 @@ import { bundleAnswerKey } from './answer-key.js';
 import { bundleCursors, removedBundleCursors } from './cursor.js';
 import { InvalidEpochError, InvalidFilterError } from './errors.js';
 import { REMOVED_BUNDLES_PAGE_DOC } from './openapi/companions.js';
-import { servedEndpoint } from './page-route.js';
+import { pageRoute } from './page-route.js';
 import { BUNDLE_FILTER_PARAMS } from './parameters.js';
-import { readBundleFilter } from './params.js';
+import { readBundleFilter } from './read-parameters.js';
 
 export const BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/added/bundles';
 
-export const bundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
+export const bundlesRoute = pageRoute<BundleFilter, BundleKey>({
   path: BUNDLES_PATH, field: 'bundles', cursors: bundleCursors, readFilter: readBundleFilter, answerKey: bundleAnswerKey,
   list: (store, filter, page) => store.listBundles(filter, page),
   doc: {
@@ -25,7 +25,7 @@ export const bundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
 
 export const REMOVED_BUNDLES_PATH = '/api/v2/erc20/multisigcontrol/signer/removed/bundles';
 
-export const removedBundlesEndpoint = servedEndpoint<BundleFilter, BundleKey>({
+export const removedBundlesRoute = pageRoute<BundleFilter, BundleKey>({
   path: REMOVED_BUNDLES_PATH, field: 'bundles', cursors: removedBundleCursors, readFilter: readBundleFilter,
   answerKey: (filter, page, cursors, pretty) => `removed${bundleAnswerKey(filter, page, cursors, pretty)}`,
   list: (store, filter, page) => store.listRemovedBundles(filter, page),

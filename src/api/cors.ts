@@ -50,14 +50,14 @@ function allowedOrigin(policy: CorsPolicy, origin: string | undefined): string |
 }
 
 /**
- * The CORS headers of every answer to `req`. With every origin allowed they
+ * The CORS headers of every answer to a request from `requestOrigin`. With every origin allowed they
  * do not depend on the request (`*`), so an answer kept by a shared cache
  * serves any origin; with a list, the origin is echoed when allowed, and
  * `Vary: Origin` said either way.
  */
-export function corsHeaders(policy: CorsPolicy, req: IncomingMessage): OutgoingHttpHeaders {
+export function corsHeaders(policy: CorsPolicy, requestOrigin: string | undefined): OutgoingHttpHeaders {
   if (policy.origins !== '*' && policy.origins.length === 0) return {};
-  const origin = allowedOrigin(policy, req.headers.origin);
+  const origin = allowedOrigin(policy, requestOrigin);
   const headers: OutgoingHttpHeaders = policy.origins === '*' ? {} : { Vary: 'Origin' };
   if (origin === undefined) return headers;
   headers['Access-Control-Allow-Origin'] = origin;

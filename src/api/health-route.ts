@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import { asLedgerError } from '../errors.js';
 import type { IngestStatus } from '../domain/ingest-status.js';
 import type { CommittedBlock, QueryStore } from '../store/store.js';
+import { JSON_TYPE } from './answer-headers.js';
 import { ANSWER_EXAMPLES } from './openapi/examples.js';
 import type { RouteDoc } from './openapi/route-doc.js';
 import { ref } from './openapi/schemas.js';
@@ -66,7 +67,7 @@ const blockJson = (block: CommittedBlock | undefined) => block === undefined
   : { height: String(block.height), time: String(block.time), chainId: block.chainId };
 
 function send(reply: FastifyReply, status: number, body: object): FastifyReply {
-  return reply.code(status).type('application/json').send(JSON.stringify(body));
+  return reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
 }
 
 /** Seconds since the block's time (Unix ns). */

@@ -9,11 +9,12 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { asLedgerError, ListenError, type LedgerError } from '../errors.js';
+import { headerList, type HeaderList } from './answer-headers.js';
 import { corsHeadersUnread } from './cors.js';
 import { GrpcCode, HttpRefusalError, type ApiError } from './errors.js';
 import type { HttpOptions } from './http-options.js';
 import type { KnownBlock } from './known-block.js';
-import { EVERY_ANSWER, refuseOnSocket, writeRefusal } from './raw-refusal.js';
+import { refuseOnSocket, writeRefusal } from './refusal.js';
 
 /** How often Node looks for heads overdue: often enough that a timeout is kept within a second. */
 function checkingIntervalMs(headTimeoutMs: number): number {
@@ -97,6 +98,8 @@ export function oneAtATime(listener: RequestListener, maxWaiting: number): Reque
 
 export interface HttpServerHooks {
   known: KnownBlock;
+  /** What a refusal of a request that was read carries beside the common headers: CORS, the block known (the front door's). */
+  refusalHeaders: (req: IncomingMessage) => HeaderList;
   warn: (message: string) => void;
 }
 
@@ -143,26 +146,20 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
   server.setTimeout(Math.max(options.idleTimeoutMs, options.queryTimeoutMs + 5000));
   limitConnections(server, options.maxConnections, hooks.warn);
   // A request Node could not read has no Origin to answer: every origin's, when every origin is allowed.
-  const unreadCors = corsHeadersUnread(options.corsOrigins);
+  const unreadCors = headerList(corsHeadersUnread(options.corsOrigins));
   server.on('clientError', (error: ParserError, socket: Duplex) => {
     const refusal = parserRefusal(error, options);
     if (refusal === undefined) socket.destroy();
     else {
-      refuseOnSocket(socket, refusal, {
-        ...unreadCors,
-        ...hooks.known.headers(),
-        ...(refusal.httpStatus === 405 ? { Allow: ALLOWED_METHODS } : {}),
-      });
+      refuseOnSocket(socket, refusal, [...unreadCors, ...hooks.known.headers(), ...(refusal.httpStatus === 405 ? ['Allow', ALLOWED_METHODS] : [])]);
     }
   });
   // Without a listener Node closes a CONNECT's socket without a word.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    refuseOnSocket(socket, methodRefusal('CONNECT: this server is no proxy'), { ...unreadCors, ...hooks.known.headers(), Allow: ALLOWED_METHODS });
+    refuseOnSocket(socket, methodRefusal('CONNECT: this server is no proxy'), [...unreadCors, ...hooks.known.headers(), 'Allow', ALLOWED_METHODS]);
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    writeRefusal(res, new HttpRefusalError(`Expect: ${req.headers.expect}: not an expectation this server meets`, { status: 417 }), {
-      ...EVERY_ANSWER, ...hooks.known.headers(),
-    });
+    writeRefusal(res, new HttpRefusalError(`Expect: ${req.headers.expect}: not an expectation this server meets`, { status: 417 }), hooks.refusalHeaders(req));
   });
   return server;
 }

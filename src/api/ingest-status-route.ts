@@ -8,11 +8,11 @@ import type { FastifyInstance } from 'fastify';
 import type { IngestRole, IngestStatus } from '../domain/ingest-status.js';
 import type { RetentionStatus } from '../domain/retention.js';
 import type { QueryStore } from '../store/store.js';
-import { sendJson } from './envelope.js';
+import { sendJson } from './connection.js';
 import type { RouteDoc } from './openapi/route-doc.js';
 import { ref } from './openapi/schemas.js';
 import { PRETTY_PARAM } from './parameters.js';
-import { wantsPretty } from './params.js';
+import { wantsPretty } from './read-parameters.js';
 import { readQuery } from './query.js';
 
 export const INGEST_STATUS_PATH = '/api/v2/ingest/status';

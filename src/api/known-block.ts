@@ -5,14 +5,15 @@
  * read. Both still carry the block headers, as every other answer does;
  * the block may be one older than the store's, never one it has not stored.
  */
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { BlockStamp } from '../domain/page.js';
 import type { CommittedBlock, QueryStore } from '../store/store.js';
-import { blockHeaderValues, BLOCK_HEIGHT_HEADER, BLOCK_TIMESTAMP_HEADER } from './block-headers.js';
+import { blockHeaderList, type HeaderList } from './answer-headers.js';
 
 export class KnownBlock {
   /** undefined: no block stored; null: the store has not been asked yet. */
   private block: BlockStamp | undefined | null = null;
+  /** The block headers of `block`, made when it changes. */
+  private blockHeaders: HeaderList = [];
 
   /** `store`, telling this of every block its reads name. */
   watch(store: QueryStore): QueryStore {
@@ -33,6 +34,11 @@ export class KnownBlock {
         this.saw(block);
         return block;
       }),
+      lastBlockSync: store.lastBlockSync && (() => {
+        const block = store.lastBlockSync!();
+        this.saw(block);
+        return block;
+      }),
       close: () => store.close(),
     };
   }
@@ -43,16 +49,16 @@ export class KnownBlock {
   }
 
   /** The block headers, or none before the store was first read. */
-  headers(): OutgoingHttpHeaders {
-    if (this.block === null) return {};
-    const [height, micros] = blockHeaderValues(this.block);
-    return { [BLOCK_HEIGHT_HEADER]: height, [BLOCK_TIMESTAMP_HEADER]: micros };
+  headers(): HeaderList {
+    return this.blockHeaders;
   }
 
   private saw(block: BlockStamp | undefined): void {
-    // Reads finish out of order: keep the newest.
-    if (this.block === null || this.block === undefined || (block !== undefined && block.height >= this.block.height)) {
-      this.block = block === undefined ? this.block ?? undefined : { height: block.height, time: block.time };
-    }
+    const known = this.block;
+    // Reads finish out of order: keep the newest. The same block again (most reads) changes nothing.
+    if (known !== null && known !== undefined && (block === undefined || block.height < known.height)) return;
+    if (known !== null && known !== undefined && block !== undefined && block.height === known.height && block.time === known.time) return;
+    this.block = block === undefined ? known ?? undefined : { height: block.height, time: block.time };
+    this.blockHeaders = blockHeaderList(this.block);
   }
 }

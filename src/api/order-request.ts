@@ -10,7 +10,7 @@ import {
   OrderIdInvalidError, OrderIdMissingError, OrderVersionInvalidError, RouteNotFoundError, UnparsableFieldError,
 } from './errors.js';
 import { ORDER_VERSION_PARAM, protoName, type ParameterDecl } from './parameters.js';
-import { wantsPretty } from './params.js';
+import { wantsPretty } from './read-parameters.js';
 import { readQuery, pathOf, type QueryParams } from './query.js';
 
 export const ORDER_PREFIX = '/api/v2/order/';

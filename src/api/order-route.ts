@@ -11,7 +11,7 @@ import { versionCursors } from './cursor.js';
 import { InvalidPaginationError, OrderNotFoundError } from './errors.js';
 import { ORDER_DOC, ORDER_VERSIONS_DOC } from './openapi/companions.js';
 import { ORDER_PREFIX, VERSIONS_PREFIX, readOrderId, readOrderUrl } from './order-request.js';
-import { queryRoute, servedEndpoint, type PageQueryReader, type ServedEndpoint } from './page-route.js';
+import { queryRoute, pageRoute, type PageQueryReader, type PageRoute } from './page-route.js';
 import { ignoredParametersValue } from './query.js';
 
 function orderReader(store: QueryStore): PageQueryReader {
@@ -31,7 +31,7 @@ function orderReader(store: QueryStore): PageQueryReader {
   };
 }
 
-export const orderEndpoint: ServedEndpoint = {
+export const orderRoute: PageRoute = {
   path: ORDER_PREFIX, prefix: true, route: queryRoute(ORDER_PREFIX, true, orderReader), reader: orderReader, doc: ORDER_DOC,
 };
 
@@ -40,7 +40,7 @@ function versionAnswerKey(id: string, page: PageRequest<OrderVersionKey>, cursor
   return JSON.stringify(['versions', id, page.newestFirst, page.mode, page.limit, page.cursor && cursors.encode(page.cursor), pretty]);
 }
 
-export const versionsEndpoint = servedEndpoint<string, OrderVersionKey>({
+export const versionsRoute = pageRoute<string, OrderVersionKey>({
   path: VERSIONS_PREFIX, prefix: true, field: 'orders', cursors: versionCursors,
   readFilter: (_query, _limits, path) => readOrderId(path, VERSIONS_PREFIX),
   answerKey: versionAnswerKey,

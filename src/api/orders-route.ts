@@ -3,13 +3,13 @@ import type { OrderFilter, OrderKey } from '../domain/order.js';
 import { orderAnswerKey } from './answer-key.js';
 import { orderCursors } from './cursor.js';
 import { InvalidFilterError } from './errors.js';
-import { servedEndpoint } from './page-route.js';
+import { pageRoute } from './page-route.js';
 import { ORDER_FILTER_PARAMS } from './parameters.js';
-import { readOrderFilter } from './params.js';
+import { readOrderFilter } from './read-parameters.js';
 
 export const ORDERS_PATH = '/api/v2/orders';
 
-export const ordersEndpoint = servedEndpoint<OrderFilter, OrderKey>({
+export const ordersRoute = pageRoute<OrderFilter, OrderKey>({
   path: ORDERS_PATH, field: 'orders', cursors: orderCursors, readFilter: readOrderFilter, answerKey: orderAnswerKey,
   list: (store, filter, page) => store.listOrders(filter, page),
   doc: {

@@ -1,6 +1,6 @@
 /**
  * A paged query endpoint (GET, filter and pagination parameters, the
- * original's connection envelope), answered through the answer cache. The
+ * original's connection), answered through the answer cache. The
  * endpoints differ only in what this takes. An endpoint with a path
  * parameter (an order's versions) is served under a path prefix.
  */
@@ -9,14 +9,14 @@ import type { Page, PageRequest } from '../domain/page.js';
 import type { QueryStore } from '../store/store.js';
 import { fastPathFailure, sendAnswer, type PageQuery, type PageRouteOptions } from './answers.js';
 import type { CursorCodec } from './cursor.js';
-import { connectionBody } from './envelope.js';
+import { connectionBody } from './connection.js';
 import { InvalidPaginationError, MalformedQueryError } from './errors.js';
 import { ANSWER_EXAMPLES } from './openapi/examples.js';
 import type { RefusalKind, RouteDoc } from './openapi/route-doc.js';
 import { ref } from './openapi/schemas.js';
 import { PAGINATION_PARAMS, PRETTY_PARAM, type ParameterDecl } from './parameters.js';
 import { DEFAULT_READ_LIMITS, type ReadLimits } from './http-options.js';
-import { readPagination, wantsPretty } from './params.js';
+import { readPagination, wantsPretty } from './read-parameters.js';
 import { ignoredParametersValue, pathOf, readQuery, type QueryParams } from './query.js';
 
 export interface PageEndpoint<F, K> {
@@ -99,7 +99,7 @@ export function queryRoute(
 }
 
 /** What the server needs of a cached query endpoint, whatever its filter and key. */
-export interface ServedEndpoint {
+export interface PageRoute {
   path: string;
   /** Served under `path` as a prefix. */
   prefix: boolean;
@@ -127,7 +127,7 @@ function routeDoc<F, K>(endpoint: PageEndpoint<F, K>): RouteDoc {
   };
 }
 
-export function servedEndpoint<F, K>(endpoint: PageEndpoint<F, K>): ServedEndpoint {
+export function pageRoute<F, K>(endpoint: PageEndpoint<F, K>): PageRoute {
   const reader = (store: QueryStore, limits: ReadLimits) => pageQueryReader(endpoint, store, limits);
   const prefix = endpoint.prefix === true;
   return { path: endpoint.path, prefix, route: queryRoute(endpoint.path, prefix, reader), reader, doc: routeDoc(endpoint) };

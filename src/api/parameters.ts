@@ -1,5 +1,5 @@
 /**
- * The parameters each route reads, declared once: the readers (./params.ts)
+ * The parameters each route reads, declared once: the readers (./read-parameters.ts)
  * read a parameter through its declaration, and the OpenAPI document
  * (./openapi/document.ts) lists every declared parameter of a route, in both
  * of the spellings the original accepts. A parameter added here to a route's

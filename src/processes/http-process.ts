@@ -7,7 +7,7 @@ import { UnavailableError } from '../api/errors.js';
 import { httpOptions } from '../api/http-options.js';
 import { listenError } from '../api/http-server.js';
 import { httpProcessRegistry } from '../api/metrics/cluster.js';
-import { buildServer } from '../api/server.js';
+import { buildApp } from '../api/app.js';
 import { fastifyLogger } from '../logging.js';
 import { asLedgerError, InternalError, toWire } from '../errors.js';
 import type { IngestStatus } from '../domain/ingest-status.js';
@@ -79,7 +79,7 @@ const http = httpOptions(setup.http);
 // The store logs through the app's logger, which exists before the store has anything to say.
 let log: StoreLog = () => undefined;
 const store = await openStore(setup.store, { readOnly: true, queryTimeoutMs: http.queryTimeoutMs, log: (l, m) => log(l, m) }).catch(fail);
-const app = await buildServer({
+const app = await buildApp({
   store, logger: fastifyLogger(setup.log), logRequests: setup.log.requests,
   answerCacheBytes: setup.answerCacheBytes, http,
   ingestStatus: setup.source === undefined ? undefined : ingestStatus,

@@ -97,8 +97,8 @@ function ingestInBackground(options: IngestThreadOptions): { ingestion: IngestTh
 
 async function serveHere(o: ServeOptions): Promise<string> {
   // Loaded here: a primary of HTTP processes answers nothing itself, and starts them the sooner without it.
-  const [{ buildServer }, { httpOptions }, { listenError }] = await Promise.all([
-    import('../api/server.js'), import('../api/http-options.js'), import('../api/http-server.js'),
+  const [{ buildApp }, { httpOptions }, { listenError }] = await Promise.all([
+    import('../api/app.js'), import('../api/http-options.js'), import('../api/http-server.js'),
   ]);
   const [{ Registry }, { registerIngestMetrics }] = await Promise.all([import('prom-client'), import('../api/metrics/ingest-metrics.js')]);
   const http = httpOptions(o.http);
@@ -108,7 +108,7 @@ async function serveHere(o: ServeOptions): Promise<string> {
   let live: ReturnType<typeof ingestInBackground> | undefined;
   const registry = new Registry();
   if (o.live) registerIngestMetrics(registry, () => live!.status());
-  const app = await buildServer({
+  const app = await buildApp({
     store, logger: fastifyLogger(o.log), logRequests: o.log.requests, answerCacheBytes: o.answerCacheBytes,
     ingestStatus: o.live && (() => live!.status()), http, metrics: { registry, processMetrics: true },
   });

@@ -119,6 +119,8 @@ export interface QueryStore {
   lastBlock(): Promise<CommittedBlock | undefined>;
   /** What the store keeps and has pruned (the writer's retention as last stored), and its size; absent for a stand-in. */
   retentionStatus?(): Promise<RetentionStatus>;
+  /** The same without waiting, where the backend reads synchronously (the embedded store); absent elsewhere. */
+  lastBlockSync?(): CommittedBlock | undefined;
   /** The connections of the store's pool, for the metrics; absent for a store without one. */
   connections?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;

@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { AnswerCache } from '../../src/api/answer-cache.js';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
 import { writeBlocks, type QueryStore } from '../../src/store/store.js';
@@ -57,7 +57,7 @@ async function setup(t: TestContext, cacheBytes = 1 << 20): Promise<{ sqlite: Sq
   const { store: sqlite, writer } = await tempStore(t);
   await writeBlocks(writer, book(60, 3));
   const { store, reads } = counted(sqlite);
-  const app = await buildServer({ store, answerCacheBytes: cacheBytes });
+  const app = await buildApp({ store, answerCacheBytes: cacheBytes });
   t.after(() => app.close());
   return { sqlite, writer, app, reads };
 }
@@ -145,7 +145,7 @@ test('errors are never cached, and the bundles endpoint is cached too', async (t
 
 test('the cache is bounded in bytes and empties when the block changes', () => {
   const cache = new AnswerCache(4000);
-  const answer = (block: string, n: number) => ({ block, lastBlock: undefined, identity: Buffer.alloc(n, 'x'), etag: '"e"', encoded: new Map<string, Buffer>() });
+  const answer = (block: string, n: number) => ({ block, lastBlock: undefined, identity: Buffer.alloc(n, 'x'), etag: '"e"', encoded: new Map<string, Buffer>(), heads: new Map() });
   assert.equal(cache.get('a', '1:1'), undefined);
   for (const key of ['a', 'b', 'c']) cache.set(key, answer('1:1', 1000));
   assert.ok(cache.get('a', '1:1'), 'a kept');
@@ -161,8 +161,8 @@ test('the cache is bounded in bytes and empties when the block changes', () => {
 
 test('property: with the cache, every answer is byte for byte the answer without it (no two queries share one)', async (t) => {
   const { sqlite } = await setup(t);
-  const cached = await buildServer({ store: sqlite });
-  const uncached = await buildServer({ store: sqlite, answerCacheBytes: 0 });
+  const cached = await buildApp({ store: sqlite });
+  const uncached = await buildApp({ store: sqlite, answerCacheBytes: 0 });
   t.after(() => Promise.all([cached.close(), uncached.close()]));
   const name = (camel: string, snake: boolean) => (snake ? camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : camel);
   const param = fc.oneof(

@@ -1,5 +1,5 @@
 /**
- * X-Block-Height and X-Block-Timestamp (facts sheet, section 4): on every
+ * X-Block-Height and X-Block-Timestamp (docs/compatibility.md, section 7, "Block headers"): on every
  * answer of both query endpoints, pages and errors alike, naming the last
  * block stored when the answer was read; its time in whole microseconds; `0`
  * while no block is stored.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { get as httpGet } from 'node:http';
 import { test } from 'node:test';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import type { BlockStamp, Page } from '../../src/domain/page.js';
 import type { CommittedBlock, QueryStore } from '../../src/store/store.js';
 import { WITHOUT_COMPANIONS } from '../support/without-companions.js';
@@ -33,7 +33,7 @@ const AT_1087 = { height: 1087n, time: 1678444165327608117n };
 const NOW = { height: 1090n, time: 1678444168000000999n, chainId: 'c', hash: 'h' };
 
 test('pages name the block of the snapshot they were read in, its time on the microsecond', async () => {
-  const app = await buildServer({ store: stubStore(AT_1087, NOW) });
+  const app = await buildApp({ store: stubStore(AT_1087, NOW) });
   for (const path of [ORDERS, BUNDLES]) {
     const res = await app.inject({ method: 'GET', url: `${path}?pagination.first=5` });
     assert.equal(res.statusCode, 200);
@@ -44,7 +44,7 @@ test('pages name the block of the snapshot they were read in, its time on the mi
 });
 
 test('errors of both endpoints name the last block stored', async () => {
-  const app = await buildServer({ store: stubStore(AT_1087, NOW) });
+  const app = await buildApp({ store: stubStore(AT_1087, NOW) });
   for (const url of [`${ORDERS}?pagination.first=abc`, `${ORDERS}?filter.statuses=NOPE`, `${BUNDLES}?epochSeq=x`, `${ORDERS}?filter.reference=%zz`]) {
     const res = await app.inject({ method: 'GET', url });
     assert.equal(res.statusCode, 400, url);
@@ -55,7 +55,7 @@ test('errors of both endpoints name the last block stored', async () => {
 });
 
 test('before any block both headers are 0', async () => {
-  const app = await buildServer({ store: stubStore(undefined, undefined) });
+  const app = await buildApp({ store: stubStore(undefined, undefined) });
   for (const url of [ORDERS, BUNDLES, `${ORDERS}?pagination.last=0`]) {
     const res = await app.inject({ method: 'GET', url });
     assert.equal(res.headers['x-block-height'], '0', url);
@@ -65,7 +65,7 @@ test('before any block both headers are 0', async () => {
 });
 
 test('the header names go on the wire as the original writes them, for scripts that grep for them', async () => {
-  const app = await buildServer({ store: stubStore(AT_1087, NOW) });
+  const app = await buildApp({ store: stubStore(AT_1087, NOW) });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
     for (const accept of ['identity', 'gzip']) {

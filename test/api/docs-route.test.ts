@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { openStore } from '../../src/store/open.js';
 import type { QueryStore } from '../../src/store/store.js';
 import { simulatedStore, type ServedStore } from '../support/served-stores.js';
@@ -17,7 +17,7 @@ let app: FastifyInstance;
 before(async () => {
   served = simulatedStore(10, 3);
   store = await openStore({ dataDir: served.dataDir }, { readOnly: true });
-  app = await buildServer({ store, http: { corsOrigins: ['https://app.example'] } });
+  app = await buildApp({ store, http: { corsOrigins: ['https://app.example'] } });
 });
 after(async () => {
   await app?.close();

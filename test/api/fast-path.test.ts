@@ -13,7 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { InternalApiError } from '../../src/api/errors.js';
 import { QueryTimeoutError } from '../../src/errors.js';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { STATUS } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
 import { writeBlocks, type QueryStore } from '../../src/store/store.js';
@@ -73,7 +73,7 @@ interface Served {
 }
 
 async function listen(t: TestContext, store: QueryStore, logRequests: boolean): Promise<Served> {
-  const app = await buildServer({ store, logRequests });
+  const app = await buildApp({ store, logRequests });
   let fastifyRequests = 0;
   app.addHook('onRequest', async () => void fastifyRequests++);
   await app.listen({ host: '127.0.0.1', port: 0 });

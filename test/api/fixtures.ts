@@ -1,7 +1,7 @@
 /** Hand-built blocks and small helpers shared by the API tests. */
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import type { Block } from '../../src/domain/block.js';
 import type { BundleFilter, BundleKey, NodeSignature, SignerAdded } from '../../src/domain/bundle.js';
 import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
@@ -110,7 +110,7 @@ export function spyOn(store: QueryStore): SpyStore {
 
 export async function serverOver(blocks: Block[]): Promise<{ app: FastifyInstance; store: SpyStore }> {
   const store = spyOn(createModelStore(blocks));
-  const app = await buildServer({ store });
+  const app = await buildApp({ store });
   return { app, store };
 }
 

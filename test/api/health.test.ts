@@ -11,7 +11,7 @@ import { HEALTH_PATH, healthRoute, READY_PATH } from '../../src/api/health-route
 import { DatabaseUnreachableError } from '../../src/errors.js';
 import { startingStatus, type IngestStatus } from '../../src/domain/ingest-status.js';
 import type { QueryStore } from '../../src/store/store.js';
-import { buildServer, type ServerOptions } from '../../src/api/server.js';
+import { buildApp, type AppOptions } from '../../src/api/app.js';
 import { createModelStore } from '../support/model.js';
 import { get, makeBlock } from './fixtures.js';
 
@@ -21,8 +21,8 @@ const nowNs = () => BigInt(Date.now()) * 1_000_000n;
 /** A block whose time is `agoSeconds` before now. */
 const recentBlock = (height: number, agoSeconds: number) => ({ ...makeBlock(height), time: nowNs() - BigInt(agoSeconds) * SECOND });
 
-async function app(options: Omit<ServerOptions, 'store'> & { store?: QueryStore }) {
-  return buildServer({ store: createModelStore([recentBlock(1, 5)]), ...options });
+async function app(options: Omit<AppOptions, 'store'> & { store?: QueryStore }) {
+  return buildApp({ store: createModelStore([recentBlock(1, 5)]), ...options });
 }
 
 const running = (): IngestStatus => ({ ...startingStatus('file:///events'), role: 'writer', state: 'running' });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { createModelStore } from '../support/model.js';
 import { hexId, makeBlock, makeOrder, makeSignerAdded } from './fixtures.js';
 
@@ -42,7 +42,7 @@ async function both(t: TestContext) {
   })]);
   const servers = [];
   for (const logRequests of [false, true]) {
-    const app = await buildServer({ store, logRequests });
+    const app = await buildApp({ store, logRequests });
     let viaFastify = 0;
     app.addHook('onRequest', async () => void viaFastify++);
     await app.listen({ host: '127.0.0.1', port: 0 });

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { registerIngestMetrics } from '../../src/api/metrics/ingest-metrics.js';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { STREAM_ORDERS_PATH } from '../../src/api/stream/request.js';
 import { startingStatus } from '../../src/domain/ingest-status.js';
 import { openStore } from '../../src/store/open.js';
@@ -46,7 +46,7 @@ async function scrape(port: number): Promise<Scrape> {
 }
 
 async function listening(store: QueryStore, http = {}): Promise<{ app: FastifyInstance; port: number }> {
-  const app = await buildServer({ store, http });
+  const app = await buildApp({ store, http });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, port: (app.server.address() as AddressInfo).port };
 }

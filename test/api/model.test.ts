@@ -1,7 +1,8 @@
 /**
  * The reference model must itself be right: checked here against answers
- * computed by hand from the facts sheet's rules (sections 3 and 5), and
- * against what the original answers for the real recording (section 7).
+ * computed by hand from the rules of docs/compatibility.md (sections 3, "JSON
+ * encoding", and 5, "Ordering and paging"), and against what the original
+ * answers for the real recording (section 10, "The real network's recording").
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ import {
 import { REAL, realRecording } from '../support/real-recording.js';
 import { T0, hexId, makeBlock, makeOrder, makeSignature, makeSignerAdded } from './fixtures.js';
 
-/** A whole microsecond with room on both sides: the facts sheet's example, truncated. */
+/** A whole microsecond with room on both sides: the example of docs/compatibility.md, section 4, truncated. */
 const M = 1_678_444_076_736_102_000n;
 const ALL = { newestFirst: true, mode: 'first', limit: 100 } as const;
 const OLDEST_FIRST = { newestFirst: false, mode: 'first', limit: 100 } as const;

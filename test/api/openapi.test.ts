@@ -17,10 +17,10 @@ import { servedDocument } from '../../src/api/docs-route.js';
 import { documentedParameters, openApiDocument } from '../../src/api/openapi/document.js';
 import { ROUTE_DOCS } from '../../src/api/openapi/routes.js';
 import { SCHEMAS } from '../../src/api/openapi/schemas.js';
-import { ordersEndpoint } from '../../src/api/orders-route.js';
+import { ordersRoute } from '../../src/api/orders-route.js';
 import { enumNames, protoName, type ParameterDecl } from '../../src/api/parameters.js';
 import { canonicalName, QueryParams } from '../../src/api/query.js';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { STREAM_ORDERS_PATH } from '../../src/api/stream/request.js';
 import { OrderStatus, OrderType, TimeInForce } from '../../src/domain/enums.js';
 import { openStore } from '../../src/store/open.js';
@@ -41,7 +41,7 @@ let app: FastifyInstance;
 before(async () => {
   served = simulatedStore();
   store = await openStore({ dataDir: served.dataDir }, { readOnly: true });
-  app = await buildServer({ store });
+  app = await buildApp({ store });
   await app.ready();
 });
 after(async () => {
@@ -157,7 +157,7 @@ test('no two parameters of an operation are one identifier to a client generator
 
 test('a parameter added to a route\'s declaration is in the document, with no other edit', () => {
   const added: ParameterDecl = { name: 'filter.newThing', in: 'query', schema: { type: 'string' }, description: 'new' };
-  const route = { ...ordersEndpoint.doc, parameters: [...ordersEndpoint.doc.parameters, added] };
+  const route = { ...ordersRoute.doc, parameters: [...ordersRoute.doc.parameters, added] };
   const names = (openApiDocument([route]).paths[route.path]!.get.parameters as { name: string }[]).map((p) => p.name);
   assert.ok(names.includes('filter.newThing'), names.join(' '));
   assert.deepEqual(documentedParameters([added]).map((p) => [p.name, p['x-aliases']]), [['filter.newThing', ['filter.new_thing']]]);

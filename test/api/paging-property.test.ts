@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { OrderStatus, OrderType, TimeInForce, type EnumTable } from '../../src/domain/enums.js';
 import type { OrderFilter } from '../../src/domain/order.js';
 import { createModelStore, orderRows, replay } from '../support/model.js';
@@ -151,7 +151,7 @@ test('the API lists exactly the filtered rows, and every page is the right slice
         const expected = orderRows(replay(blocks), filter).map((r) => r.key.id);
         if (newestFirst) expected.reverse();
 
-        const app = await buildServer({ store: createModelStore(blocks) });
+        const app = await buildApp({ store: createModelStore(blocks) });
         try {
           const url = `/api/v2/orders?${[...qs, `${name('pagination.newestFirst', s)}=${newestFirst}`].join('&')}`;
           const forward = await walk(app, 'orders', url, size, 'forward');

@@ -4,11 +4,11 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildServer, type ServerOptions } from '../../src/api/server.js';
+import { buildApp, type AppOptions } from '../../src/api/app.js';
 
 /** A server listening on an ephemeral port of 127.0.0.1, closed after the test. */
-export async function listening(t: TestContext, options: ServerOptions): Promise<{ app: FastifyInstance; port: number }> {
-  const app = await buildServer(options);
+export async function listening(t: TestContext, options: AppOptions): Promise<{ app: FastifyInstance; port: number }> {
+  const app = await buildApp(options);
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => app.close());
   return { app, port: (app.server.address() as AddressInfo).port };
@@ -54,7 +54,7 @@ export function readUntilClosed(socket: Socket, bytes: string | Buffer | undefin
   });
 }
 
-export interface ParsedAnswer {
+export interface ParsedResponse {
   status: number;
   /** Header names in lower case. */
   headers: Map<string, string>;
@@ -62,7 +62,7 @@ export interface ParsedAnswer {
 }
 
 /** The first response in `text`. */
-export function parse(text: string): ParsedAnswer {
+export function parse(text: string): ParsedResponse {
   const end = text.indexOf('\r\n\r\n');
   assert.ok(end > 0, `an HTTP response, not ${JSON.stringify(text.slice(0, 200))}`);
   const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
@@ -76,7 +76,7 @@ export function parse(text: string): ParsedAnswer {
 }
 
 /** Asserts an answer in the original's error envelope, with its status, gRPC code and a message naming each of `mentions`. */
-export function assertEnvelope(answer: ParsedAnswer, status: number, grpc: number, ...mentions: string[]): void {
+export function assertEnvelope(answer: ParsedResponse, status: number, grpc: number, ...mentions: string[]): void {
   assert.equal(answer.status, status, answer.body);
   assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
   const body = JSON.parse(answer.body) as { code: number; message: string; details: unknown[] };

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { test, type TestContext } from 'node:test';
 import { createModelStore } from '../support/model.js';
 import { makeBlock, makeOrder } from './fixtures.js';
-import { assertEnvelope, listening, parse, raw, type ParsedAnswer } from './raw-http.js';
+import { assertEnvelope, listening, parse, raw, type ParsedResponse } from './raw-http.js';
 
 async function served(t: TestContext, http = {}) {
   const orders = [makeOrder(1, { partyId: 'c'.repeat(64) })];
@@ -21,11 +21,11 @@ async function served(t: TestContext, http = {}) {
   return port;
 }
 
-async function send(port: number, head: string | Buffer): Promise<ParsedAnswer> {
+async function send(port: number, head: string | Buffer): Promise<ParsedResponse> {
   return parse((await raw(port, head)).text);
 }
 
-function assertBlock(answer: ParsedAnswer): void {
+function assertBlock(answer: ParsedResponse): void {
   assert.equal(answer.headers.get('x-block-height'), '7', 'the block headers');
   assert.ok(Number(answer.headers.get('x-block-timestamp')) > 0);
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
 import { BACKENDS, type FreshStore } from '../support/backends.js';
@@ -37,7 +37,7 @@ before(async () => {
   const latest = new Map<string, Order>();
   for (const b of blocks) for (const o of b.orders) latest.set(o.id, o);
   orders = [...latest.values()];
-  model = await buildServer({ store: createModelStore(blocks) });
+  model = await buildApp({ store: createModelStore(blocks) });
 });
 
 after(async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import type { Block } from '../../src/domain/block.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
@@ -37,7 +37,7 @@ before(async () => {
     await ingest(fileSource(file), writer);
     await writer.close();
     const store = await openStore(fresh.config, { readOnly: true });
-    apps.push({ fresh, store, app: await buildServer({ store }) });
+    apps.push({ fresh, store, app: await buildApp({ store }) });
   }
 });
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { WebSocket } from 'ws';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { streamOrderJson } from '../../src/api/stream/frames.js';
 import type { Block } from '../../src/domain/block.js';
 import { isLive, type Order } from '../../src/domain/order.js';
@@ -111,7 +111,7 @@ for (const backend of BACKENDS) {
     let app: FastifyInstance | undefined;
     const listeners: Listener[] = [];
     try {
-      app = await buildServer({ store });
+      app = await buildApp({ store });
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
       const empty = '{"result":{"snapshot":{"lastPage":true}}}';
       const market = `?marketIds=${REAL.market}`;

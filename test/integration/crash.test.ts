@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { writeEventFile } from '../../src/simulate/write.js';
 import { openStore } from '../../src/store/open.js';
 import type { QueryStore } from '../../src/store/store.js';
@@ -62,7 +62,7 @@ const QUERIES = [
 
 async function answers(dataDir: string): Promise<string[]> {
   const store: QueryStore = await openStore({ dataDir }, { readOnly: true });
-  const app: FastifyInstance = await buildServer({ store });
+  const app: FastifyInstance = await buildApp({ store });
   try {
     const out: string[] = [];
     for (const url of QUERIES) out.push((await app.inject({ url })).body);

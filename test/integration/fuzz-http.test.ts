@@ -1,12 +1,12 @@
 /**
  * HTTP fuzzing of every endpoint (test/support/http-fuzz.ts lists them) on
  * every backend: random requests through real HTTP to the real server
- * (buildServer, so page requests meet the fast path before Fastify) over a
+ * (buildApp, so page requests meet the fast path before Fastify) over a
  * store filled from a simulated network. No answer may be a server error,
  * every refusal is the error envelope as JSON, a page endpoint's answers
  * name the last block, and the store is byte for byte (the embedded store's
  * file) and row for row what it was. Then every combination of the
- * pagination parameters, each answered as the rules of src/api/params.ts say.
+ * pagination parameters, each answered as the rules of src/api/read-parameters.ts say.
  *
  * 10,000 requests on the embedded store and 10,000 on PostgreSQL, shared out
  * among its test servers. A raw non-ASCII byte in the target never reaches
@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { fileSource } from '../../src/ingest/file-source.js';
 import { ingest } from '../../src/ingest/ingester.js';
 import { writeEventFile } from '../../src/simulate/write.js';
@@ -225,7 +225,7 @@ for (const [place, backend] of BACKENDS.entries()) {
     const snapshot = await storeSnapshot(fresh);
 
     const store = await openStore(fresh.config, { readOnly: true });
-    const app = await buildServer({ store });
+    const app = await buildApp({ store });
     let viaFastify = 0;
     app.addHook('onRequest', async () => void viaFastify++);
     await app.listen({ host: '127.0.0.1', port: 0 });

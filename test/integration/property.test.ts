@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { OrderStatus, OrderType, TimeInForce } from '../../src/domain/enums.js';
 import type { Block } from '../../src/domain/block.js';
 import { fileSource } from '../../src/ingest/file-source.js';
@@ -37,10 +37,10 @@ before(async () => {
     await ingest(fileSource(file), writer);
     await writer.close();
     const store = await openStore(fresh.config, { readOnly: true });
-    served.set(backend.name, { fresh, store, app: await buildServer({ store }) });
+    served.set(backend.name, { fresh, store, app: await buildApp({ store }) });
   }
   blocks = await readBlocks(file);
-  model = await buildServer({ store: createModelStore(blocks) });
+  model = await buildApp({ store: createModelStore(blocks) });
 });
 
 after(async () => {

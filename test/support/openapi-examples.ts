@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExampleAnswer } from '../../src/api/openapi/examples.js';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import { openStore } from '../../src/store/open.js';
 import { runCli } from './cli.js';
 import { REAL, REAL_RECORDING } from './real-recording.js';
@@ -35,7 +35,7 @@ function ingested(source: string, dir: string): string {
 /** Asks a server on the store in `dataDir` each URL, as a client would. */
 async function ask(dataDir: string, urls: readonly string[], http = {}): Promise<ExampleAnswer[]> {
   const store = await openStore({ dataDir }, { readOnly: true });
-  const app = await buildServer({ store, http });
+  const app = await buildApp({ store, http });
   try {
     const out: ExampleAnswer[] = [];
     for (const url of urls) {

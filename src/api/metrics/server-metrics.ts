@@ -5,11 +5,14 @@
  * cache's hits and misses, the last block stored and how far behind now it
  * is, stream subscribers and the PostgreSQL pool. Everything that has a
  * counter elsewhere (the cache, the store, the pool) is read when scraped,
- * not counted again per request; what a request adds is one timer, a label
- * lookup, one counter and one histogram: a few us (BENCHMARKS.md, "Metrics").
+ * not counted again per request. A request is counted in plain integers
+ * (its route's counts by status, its latency's bucket), turned into
+ * prom-client's form only when scraped: prom-client's labelled counter and
+ * histogram cost a few us a request, most of a cached answer's own work
+ * (BENCHMARKS.md, "The fast path won back (issue 30)").
  */
-import type { IncomingMessage } from 'node:http';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricType, type MetricValueWithName } from 'prom-client';
 import type { QueryStore } from '../../store/store.js';
 import type { AnswerCache } from '../answer-cache.js';
 import { streamSubscribers } from './stream-subscribers.js';
@@ -48,9 +51,57 @@ export interface MetricsSources {
  */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** One route's requests: how many answered with each status, and their latency's buckets (LATENCY_BUCKETS, then +Inf), sum and count. */
+interface RouteCounts {
+  statuses: Map<number, number>;
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/** A histogram's type as prom-client's metrics name it at run time (its typings declare an enum). */
+const HISTOGRAM = 'histogram' as unknown as MetricType;
+
+/**
+ * The latency histogram, read from the plain counts when scraped: a
+ * Histogram of prom-client's to its registry and the cluster's aggregation,
+ * whose values are not observed one by one.
+ */
+class LatencyHistogram extends Histogram<'route'> {
+  constructor(
+    private readonly metricName: string, private readonly metricHelp: string, registers: Registry[],
+    private readonly counts: ReadonlyMap<string, RouteCounts>,
+  ) {
+    super({ name: metricName, help: metricHelp, labelNames: ['route'], buckets: LATENCY_BUCKETS, registers });
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValueWithName<'route' | 'le'>>> {
+    const values: MetricValueWithName<'route' | 'le'>[] = [];
+    const bucket = `${this.metricName}_bucket`;
+    for (const [route, c] of this.counts) {
+      let below = 0;
+      LATENCY_BUCKETS.forEach((le, i) => {
+        below += c.buckets[i]!;
+        values.push({ labels: { le, route }, value: below, metricName: bucket });
+      });
+      values.push(
+        { labels: { le: '+Inf', route }, value: c.count, metricName: bucket },
+        { labels: { route }, value: c.sum, metricName: `${this.metricName}_sum` },
+        { labels: { route }, value: c.count, metricName: `${this.metricName}_count` },
+      );
+    }
+    return { name: this.metricName, help: this.metricHelp, type: HISTOGRAM, aggregator: 'sum', collect: () => {}, values };
+  }
+
+  /** What the registry's text format reads where a metric has it, in place of get(). */
+  getForPromString(): Promise<MetricObjectWithValues<MetricValueWithName<'route' | 'le'>>> {
+    return this.get();
+  }
+}
+
 export class ServerMetrics {
-  private readonly requests: Counter<'route' | 'status'>;
-  private readonly latency: Histogram<'route'>;
+  /** Requests by route, counted as they are answered. */
+  private readonly counts = new Map<string, RouteCounts>();
   /** Paths served without parameters in them: a request answered before Fastify is labelled by its path if it is one. */
   private readonly exactRoutes = new Set<string>();
   /** Routes served under a prefix (`/api/v2/order/*`), longest first: such a request answered before Fastify is labelled by the longest it starts with. */
@@ -59,14 +110,16 @@ export class ServerMetrics {
   constructor(readonly registry: Registry, sources: MetricsSources, options: { processMetrics?: boolean } = {}) {
     const registers = [registry];
     const name = (n: string) => METRIC_PREFIX + n;
-    this.requests = new Counter({
+    const counts = this.counts;
+    new Counter({
       name: name('http_requests_total'), help: 'HTTP requests answered, by route (its template) and status.',
       labelNames: ['route', 'status'], registers,
+      collect() {
+        this.reset();
+        for (const [route, c] of counts) for (const [status, n] of c.statuses) this.inc({ route, status }, n);
+      },
     });
-    this.latency = new Histogram({
-      name: name('http_request_duration_seconds'), help: 'Time from a request\'s arrival to its answer sent, by route.',
-      labelNames: ['route'], buckets: LATENCY_BUCKETS, registers,
-    });
+    new LatencyHistogram(name('http_request_duration_seconds'), 'Time from a request\'s arrival to its answer sent, by route.', registers, counts);
     const { cache, store, pool } = sources;
     new Counter({
       name: name('answer_cache_hits_total'), help: 'Page requests answered from the answer cache.', registers,
@@ -152,16 +205,38 @@ export class ServerMetrics {
     }
   }
 
-  /** Counts the answer to `req` with `status`, `started` (performance.now()) when it arrived. */
-  answered(req: IncomingMessage, status: number, started: number): void {
-    let route = (req as IncomingMessage & { [ROUTE]?: string })[ROUTE];
-    if (route === undefined) {
-      const url = req.url ?? '';
-      const end = url.indexOf('?');
-      const path = end < 0 ? url : url.slice(0, end);
-      route = this.exactRoutes.has(path) ? path : this.prefixRoutes.find((p) => path.startsWith(p.slice(0, -1))) ?? UNMATCHED_ROUTE;
+  /** The route (its template) that answers `req`, as labelled, or looked up by its path. */
+  routeOf(req: IncomingMessage): string {
+    const route = (req as IncomingMessage & { [ROUTE]?: string })[ROUTE];
+    if (route !== undefined) return route;
+    const url = req.url ?? '';
+    const end = url.indexOf('?');
+    const path = end < 0 ? url : url.slice(0, end);
+    return this.exactRoutes.has(path) ? path : this.prefixRoutes.find((p) => path.startsWith(p.slice(0, -1))) ?? UNMATCHED_ROUTE;
+  }
+
+  /** Counts an answer of `route` with `status`, `started` (performance.now()) when its request arrived. */
+  answered(route: string, status: number, started: number): void {
+    let c = this.counts.get(route);
+    if (c === undefined) {
+      c = { statuses: new Map(), buckets: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 };
+      this.counts.set(route, c);
     }
-    this.requests.inc({ route, status });
-    this.latency.observe({ route }, (performance.now() - started) / 1000);
+    c.statuses.set(status, (c.statuses.get(status) ?? 0) + 1);
+    const seconds = (performance.now() - started) / 1000;
+    c.sum += seconds;
+    c.count++;
+    // Past the last bound, only +Inf (the count) holds it.
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+      if (seconds <= LATENCY_BUCKETS[i]!) {
+        c.buckets[i]!++;
+        break;
+      }
+    }
+  }
+
+  /** Counts the answer to `req` once it is sent ('close', not 'finish': a stream's client leaves it, and its answer never finishes). */
+  countWhenSent(req: IncomingMessage, res: ServerResponse, started: number): void {
+    res.once('close', () => this.answered(this.routeOf(req), res.statusCode, started));
   }
 }

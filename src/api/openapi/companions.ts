@@ -1,6 +1,6 @@
 /**
- * What the document says of the companion endpoints (facts:
- * ../../../../shared/reference/vega-facts-companions.md): one order and its
+ * What the document says of the companion endpoints (docs/compatibility.md,
+ * section 12, "The endpoints beside the list"): one order and its
  * versions (../order-route.ts), the signer-removed bundles
  * (../bundles-route.ts) and the order stream (../stream/, served outside
  * Fastify). Each reader reads its parameters through these declarations
@@ -50,7 +50,7 @@ export const ORDER_VERSIONS_DOC: Omit<RouteDoc, 'read'> = {
   refusals: [OrderIdMissingError, OrderIdInvalidError, InvalidPaginationError],
 };
 
-/** The doc of ../bundles-route.ts's removedBundlesEndpoint. */
+/** The doc of ../bundles-route.ts's removedBundlesRoute. */
 export const REMOVED_BUNDLES_PAGE_DOC: PageDoc = {
   operationId: 'listERC20MultiSigSignerRemovedBundles', tag: 'bundles', summary: 'Signer-removed bundles, filtered and paged',
   description:

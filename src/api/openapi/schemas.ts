@@ -2,7 +2,7 @@
  * The shapes the API answers, as JSON Schemas for the OpenAPI document:
  * the nodes as ../../store/node-json.ts writes them (keys in the proto's
  * declaration order, 64-bit integers as strings, enums by name), the
- * connection envelope (../envelope.ts), the error body (../errors.ts) and the
+ * connection (../connection.ts), the error body (../errors.ts) and the
  * operators' endpoints. test/api/openapi.test.ts checks real answers against
  * them, so a field added to a node and not here fails it.
  */
@@ -34,7 +34,7 @@ function object(properties: Record<string, JsonSchema>, optional: readonly strin
   };
 }
 
-/** A listing's envelope: `{"<field>":{"edges":[{"node":...,"cursor":"..."}],"pageInfo":{...}}}`. */
+/** A listing's connection: `{"<field>":{"edges":[{"node":...,"cursor":"..."}],"pageInfo":{...}}}`. */
 export function connectionSchema(field: string, node: string): JsonSchema {
   return object({
     [field]: object({

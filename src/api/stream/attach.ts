@@ -8,9 +8,9 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { QueryStore } from '../../store/store.js';
 import { RouteNotFoundError } from '../errors.js';
-import type { KnownBlock } from '../known-block.js';
+import type { HeaderList } from '../answer-headers.js';
 import { pathOf } from '../query.js';
-import { refuseOnSocket } from '../raw-refusal.js';
+import { refuseOnSocket } from '../refusal.js';
 import { OrderStreamHub } from './hub.js';
 import { STREAM_ORDERS_PATH } from './request.js';
 import { streamSource } from './source.js';
@@ -27,7 +27,7 @@ const PING_SECONDS = 30;
 
 export interface StreamServer {
   /** Serves `req` if it is a stream request over plain HTTP; false leaves it to the others. */
-  serveHttp(req: IncomingMessage, res: ServerResponse): boolean;
+  streamOverHttp(req: IncomingMessage, res: ServerResponse): boolean;
   /** Subscribers now. */
   readonly subscribers: number;
   /** Ends every stream, and stops watching the store. */
@@ -57,29 +57,31 @@ function answerWithoutUpgrade(server: Server, req: IncomingMessage, socket: Dupl
 
 export function attachOrderStreams(
   server: Server, store: QueryStore, options: {
-    perClient: number; known: KnownBlock;
+    perClient: number;
+    /** What a refusal of a stream request carries beside the common headers: CORS, the block known. */
+    refusalHeaders: (req: IncomingMessage) => HeaderList;
     /** The front door of an upgrade (a server closing, the rate limit): false when it refused it on the socket. */
     admit: (req: IncomingMessage, socket: Duplex) => boolean;
   },
 ): StreamServer {
   const hub = new OrderStreamHub(streamSource(store), { bufferBytes: STREAM_BUFFER_BYTES });
   const streams = new OrderStreams(hub, {
-    perClient: options.perClient, pingSeconds: PING_SECONDS, refusalHeaders: () => options.known.headers(),
+    perClient: options.perClient, pingSeconds: PING_SECONDS, refusalHeaders: options.refusalHeaders,
   });
   const stopWatching = store.watchBlocks(() => hub.blockCommitted());
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!asksForWebSocket(req)) return answerWithoutUpgrade(server, req, socket);
     if (!options.admit(req, socket)) return;
-    if (pathOf(req.url ?? '') !== STREAM_ORDERS_PATH) return refuseOnSocket(socket, new RouteNotFoundError('Not Found'), options.known.headers());
+    if (pathOf(req.url ?? '') !== STREAM_ORDERS_PATH) return refuseOnSocket(socket, new RouteNotFoundError('Not Found'), options.refusalHeaders(req));
     // A stream may be quiet for long: not an idle connection.
     (socket as Duplex & { setTimeout?: (ms: number) => void }).setTimeout?.(0);
     streams.serveUpgrade(req, socket, head);
   });
   return {
-    serveHttp(req, res) {
+    streamOverHttp(req, res) {
       if (req.method !== 'GET' || pathOf(req.url ?? '') !== STREAM_ORDERS_PATH) return false;
       req.socket.setTimeout(0);
-      streams.serveHttp(req, res);
+      streams.streamOverHttp(req, res);
       return true;
     },
     get subscribers() {

@@ -8,7 +8,7 @@ import type { StreamFilter } from '../../domain/order-stream.js';
 import { NETWORK_PARTY } from '../../domain/order.js';
 import { StreamIdInvalidError, UnparsableFieldError } from '../errors.js';
 import { protoName, STREAM_ORDERS_PARAMS, type ParameterDecl } from '../parameters.js';
-import { parseBoolean } from '../params.js';
+import { parseBoolean } from '../read-parameters.js';
 import { readQuery, type QueryParams } from '../query.js';
 
 export const STREAM_ORDERS_PATH = '/api/v2/stream/orders';

@@ -7,13 +7,14 @@
  * where the original drops the connection, we say why: an error frame, and
  * over WebSocket a close frame with a code and its reason.
  */
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { constants, createGzip, type Gzip } from 'node:zlib';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ApiError, GrpcCode, HttpRefusalError, InternalApiError, StreamLimitError } from '../errors.js';
 import { ALLOWED_METHODS } from '../http-server.js';
-import { refuseOnSocket } from '../raw-refusal.js';
+import type { HeaderList } from '../answer-headers.js';
+import { refuseOnSocket, writeRefusal } from '../refusal.js';
 import { errorFrame, refusalBody } from './frames.js';
 import type { Frame, FrameSink, OrderStreamHub, StreamEnd } from './hub.js';
 import { readStreamRequest, type StreamRequest } from './request.js';
@@ -24,8 +25,8 @@ export interface StreamOptions {
   perClient: number;
   /** Seconds between WebSocket pings; a client that misses one is dropped. */
   pingSeconds: number;
-  /** Headers a refusal carries beside its own: the last block known. */
-  refusalHeaders: () => OutgoingHttpHeaders;
+  /** Headers a refusal of a request carries beside the common ones: CORS, the last block known. */
+  refusalHeaders: (req: IncomingMessage) => HeaderList;
 }
 
 /** The error frame a stream ends with, and its WebSocket close code. */
@@ -99,23 +100,20 @@ export class OrderStreams {
       const refusal = new HttpRefusalError(`not a WebSocket handshake this server takes: ${error.message}`, wrongMethod
         ? { status: 405, grpc: GrpcCode.Unimplemented }
         : { status: 400 });
-      refuseOnSocket(socket, refusal, {
-        ...options.refusalHeaders(),
-        ...(wrongMethod ? { Allow: ALLOWED_METHODS } : {}),
-        ...(/Version/.test(error.message) ? { 'Sec-WebSocket-Version': '13, 8' } : {}),
-      });
+      refuseOnSocket(socket, refusal, [
+        ...options.refusalHeaders(req),
+        ...(wrongMethod ? ['Allow', ALLOWED_METHODS] : []),
+        ...(/Version/.test(error.message) ? ['Sec-WebSocket-Version', '13, 8'] : []),
+      ]);
     });
   }
 
   /** A plain HTTP request for the stream: a chunked response of frames, one per line. */
-  serveHttp(req: IncomingMessage, res: ServerResponse): void {
+  streamOverHttp(req: IncomingMessage, res: ServerResponse): void {
     const request = readRequest(req.url ?? '');
     const release = request instanceof ApiError ? undefined : this.clients.take(req.socket.remoteAddress ?? '');
     const refusal = admit(request, release);
-    if (refusal !== undefined) {
-      res.writeHead(refusal.httpStatus, { ...this.options.refusalHeaders(), 'content-type': 'application/json' }).end(refusalBody(refusal));
-      return;
-    }
+    if (refusal !== undefined) return writeRefusal(res, refusal, this.options.refusalHeaders(req), Buffer.from(refusalBody(refusal)));
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')) ? createGzip() : undefined;
     const out: NodeJS.WritableStream = gzip ?? res;
     // The status goes out with the first frame: a resume the store cannot serve is still refused with its own.
@@ -143,7 +141,7 @@ export class OrderStreams {
     const refuse = (r: ApiError) => {
       if (started) return sink.end({ kind: 'failed', message: r.message });
       started = true;
-      res.writeHead(r.httpStatus, { ...this.options.refusalHeaders(), 'content-type': 'application/json' }).end(refusalBody(r));
+      writeRefusal(res, r, this.options.refusalHeaders(req), Buffer.from(refusalBody(r)));
     };
     // Once subscribed, the status goes out even with no frame yet: a resume may be owed nothing until the next block.
     this.run(request as StreamRequest, sink, refuse, release!, (stop) => res.once('close', stop), () => {

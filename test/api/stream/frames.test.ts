@@ -1,6 +1,6 @@
 /**
  * The stream's frames as the original's stream marshaler writes them
- * (../shared/reference/vega-facts-companions.md, section 4): enums as
+ * (docs/compatibility.md, section 12.4, "GET /api/v2/stream/orders"): enums as
  * numbers, every default left out, 64-bit integers as strings, HTML-sensitive
  * characters escaped as Go's encoding/json escapes them; snapshot pages of 50
  * with lastPage on the last only, updates in messages of at most 50 orders.

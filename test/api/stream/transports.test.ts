@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { WebSocket } from 'ws';
-import { buildServer } from '../../../src/api/server.js';
+import { buildApp } from '../../../src/api/app.js';
 import { STATUS, TIF, TYPE } from '../../../src/domain/enums.js';
 import { createModelStore } from '../../support/model.js';
 import { hexId, makeBlock, makeOrder } from '../fixtures.js';
@@ -28,7 +28,7 @@ const blocks = [
 let app: FastifyInstance;
 let base: string;
 before(async () => {
-  app = await buildServer({ store: createModelStore(blocks), http: { streamsPerClient: 2 } });
+  app = await buildApp({ store: createModelStore(blocks), http: { streamsPerClient: 2 } });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
 });
 after(() => app.close());

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { buildServer } from '../../../src/api/server.js';
+import { buildApp } from '../../../src/api/app.js';
 import { QueryTimeoutError } from '../../../src/errors.js';
 import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/store.js';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
@@ -79,7 +79,7 @@ forEachServer((server) => {
       assert.ok(outcome instanceof QueryTimeoutError, String(outcome));
       assert.ok(Date.now() - started < 2500, `cut off after ${Date.now() - started} ms`);
 
-      const app = await buildServer({ store, http: { queryTimeoutMs: 500 } });
+      const app = await buildApp({ store, http: { queryTimeoutMs: 500 } });
       const reply = await app.inject({ url: '/api/v2/orders?pagination.first=3' });
       assert.equal(reply.statusCode, 504, reply.body);
       assert.deepEqual(JSON.parse(reply.body), { code: 4, message: 'the query took longer than this server allows', details: [] });

@@ -1,7 +1,8 @@
 /**
- * The connection envelope around a page of nodes, built as bytes: the store
- * hands each node over already encoded, and parsing 1000 of them only to
- * serialize them again would dominate a large page.
+ * The connection around a page of nodes (`{"orders":{"edges":[...],
+ * "pageInfo":{...}}}`), built as bytes: the store hands each node over
+ * already encoded, and parsing 1000 of them only to serialize them again
+ * would dominate a large page.
  */
 import type { FastifyReply } from 'fastify';
 import type { Page } from '../domain/page.js';

@@ -1,5 +1,5 @@
 /**
- * The connection envelope written as bytes: the same JSON as building it as
+ * The connection written as bytes: the same JSON as building it as
  * text, whatever the characters of the nodes, the size of the page, and how
  * the pages before it grew the buffer it is written in.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { CursorCodec } from '../../src/api/cursor.js';
-import { BodyWriter, connectionBody } from '../../src/api/envelope.js';
+import { BodyWriter, connectionBody } from '../../src/api/connection.js';
 import type { Page } from '../../src/domain/page.js';
 
 /** A codec whose cursors are as long as the key says: pages with cursors longer than the envelope's estimate. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { buildServer } from '../../src/api/server.js';
+import { buildApp } from '../../src/api/app.js';
 import type { QueryStore } from '../../src/store/store.js';
 import { createModelStore } from '../support/model.js';
 import { assertErrorReply, get, makeBlock, makeOrder, serverOver } from './fixtures.js';
@@ -88,7 +88,7 @@ test('a failing store is a 500 with a generic message; the cause is logged, not 
     listBundles: async () => { throw new TypeError('boom'); },
     lastBlock: async () => { throw new Error('disk gone'); },
   };
-  const app = await buildServer({
+  const app = await buildApp({
     store: failing,
     logger: { level: 'error', stream: { write: (line: string) => { logged.push(line); } } },
   });
@@ -115,7 +115,7 @@ test('validation happens before the store is asked', async () => {
 });
 
 test('the server listens on a real socket', async () => {
-  const app = await buildServer({ store: createModelStore([makeBlock(1, { orders: manyOrders.slice(0, 2) })]) });
+  const app = await buildApp({ store: createModelStore([makeBlock(1, { orders: manyOrders.slice(0, 2) })]) });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   try {
     const res = await fetch(`${address}/api/v2/orders?pagination.first=1&filter.statuses=STATUS_ACTIVE`);

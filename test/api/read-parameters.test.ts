@@ -8,7 +8,7 @@ import {
   readOrderFilter,
   readPagination,
   wantsPretty,
-} from '../../src/api/params.js';
+} from '../../src/api/read-parameters.js';
 import { canonicalName, readQuery } from '../../src/api/query.js';
 import { STATUS, TIF, TYPE } from '../../src/domain/enums.js';
 import { hexId } from './fixtures.js';

@@ -14,8 +14,8 @@ import type { IngestStatus } from '../domain/ingest-status.js';
 import type { QueryStore } from '../store/store.js';
 import { AnswerCache } from './answer-cache.js';
 import type { PageRouteOptions } from './answers.js';
-import { setBlockHeaders } from './block-headers.js';
-import { bundlesEndpoint, removedBundlesEndpoint } from './bundles-route.js';
+import { blockHeaderList, setHeaders } from './answer-headers.js';
+import { bundlesRoute, removedBundlesRoute } from './bundles-route.js';
 import { mergeVary } from './cors.js';
 import {
   ApiError,
@@ -37,15 +37,16 @@ import { KnownBlock } from './known-block.js';
 import { METRICS_PATH, metricsRoute } from './metrics/metrics-route.js';
 import { registerRetentionMetrics } from './metrics/retention-metrics.js';
 import { labelRoute, ServerMetrics } from './metrics/server-metrics.js';
-import { orderEndpoint, versionsEndpoint } from './order-route.js';
-import { ordersEndpoint } from './orders-route.js';
-import type { ServedEndpoint } from './page-route.js';
+import { orderRoute, versionsRoute } from './order-route.js';
+import { ordersRoute } from './orders-route.js';
+import type { PageRoute } from './page-route.js';
 import { RateLimiter } from './rate-limit.js';
+import { sendRefusal } from './refusal.js';
 import { requestIds } from './request-id.js';
 import { attachOrderStreams, type StreamServer } from './stream/attach.js';
 import { STREAM_ORDERS_PATH } from './stream/request.js';
 
-export interface ServerOptions {
+export interface AppOptions {
   store: QueryStore;
   /** Fastify's logger option: false (default), true, or pino options. */
   logger?: FastifyServerOptions['logger'];
@@ -72,10 +73,6 @@ export interface ServerOptions {
   };
 }
 
-function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply.code(error.httpStatus).type('application/json').send(JSON.stringify(error.toBody()));
-}
-
 /** Errors Fastify raises itself (bad URL, ...) carry a 4xx status and a message safe to show. */
 function isClientError(error: unknown): error is FastifyError {
   if (!(error instanceof Error)) return false;
@@ -85,44 +82,40 @@ function isClientError(error: unknown): error is FastifyError {
 
 /** What the client is told of a failure: refusals as they are; the store's faults by what to do about them, their details logged. */
 function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof ApiError) return sendError(reply, error);
+  if (error instanceof ApiError) return sendRefusal(reply, error);
   if (isClientError(error)) {
     const status = error.statusCode ?? 400;
-    return sendError(reply, new HttpRefusalError(error.message, { grpc: grpcCodeOfHttpStatus(status), status }));
+    return sendRefusal(reply, new HttpRefusalError(error.message, { grpc: grpcCodeOfHttpStatus(status), status }));
   }
   request.log.error({ err: error }, 'request failed');
-  if (error instanceof QueryTimeoutError) return sendError(reply, new DeadlineExceededError('the query took longer than this server allows'));
+  if (error instanceof QueryTimeoutError) return sendRefusal(reply, new DeadlineExceededError('the query took longer than this server allows'));
   // A store that may come back (its server unreachable, say): worth trying again.
-  if (error instanceof LedgerError && error.retryable) return sendError(reply, new UnavailableError('the store cannot answer now: try again'));
-  return sendError(reply, new InternalApiError('internal error'));
+  if (error instanceof LedgerError && error.retryable) return sendRefusal(reply, new UnavailableError('the store cannot answer now: try again'));
+  return sendRefusal(reply, new InternalApiError('internal error'));
 }
 
 /** The methods a path that is served answers (./http-server.ts ALLOWED_METHODS). */
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The network's paged queries, served by Fastify and by the fast path alike. */
-const PAGE_ENDPOINTS: readonly ServedEndpoint[] = [ordersEndpoint, bundlesEndpoint, removedBundlesEndpoint, orderEndpoint, versionsEndpoint];
+/** The page routes: the network's paged queries, served by Fastify and by the fast path alike. */
+const PAGE_ROUTES: readonly PageRoute[] = [ordersRoute, bundlesRoute, removedBundlesRoute, orderRoute, versionsRoute];
 
 /**
  * The network's queries. Their errors name the last block stored too, as the
  * original's do; their pages name the block of the snapshot they were read in.
  */
 async function queryRoutes(app: FastifyInstance, options: PageRouteOptions): Promise<void> {
-  for (const page of PAGE_ENDPOINTS) await app.register(page.route, options);
+  for (const page of PAGE_ROUTES) await app.register(page.route, options);
 }
 
-/** A server ready to `listen()` or `inject()`; it does not listen itself. */
-export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+/** The app: Fastify with every route over one store, ready to `listen()` or `inject()`; it does not listen itself. */
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const http = httpOptions(opts.http);
   const known = new KnownBlock();
   const store = known.watch(opts.store);
   const limits = { maxListValues: http.maxListValues };
   const cacheBytes = opts.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
   const cache = cacheBytes > 0 ? new AnswerCache(cacheBytes) : undefined;
-  // Not when every request is to be logged: the fast path answers without Fastify's logging.
-  const fastPath = cache !== undefined && opts.logRequests !== true
-    ? new FastPath(cache, store, PAGE_ENDPOINTS.map((e) => ({ path: e.path, prefix: e.prefix, reader: e.reader(store, limits) })), opts.urlMapBytes)
-    : undefined;
   const registry = opts.metrics?.registry ?? new Registry();
   const metrics = new ServerMetrics(registry, {
     store: opts.store, cache, pool: opts.store.connections && (() => opts.store.connections!()),
@@ -135,29 +128,39 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     // The load balancer's checks and the scraper's.
     unlimited: new Set([HEALTH_PATH, READY_PATH, METRICS_PATH]),
   });
+  // Not when every request is to be logged: the fast path answers without Fastify's logging.
+  const fastPath = cache !== undefined && opts.logRequests !== true
+    ? new FastPath({
+      cache, store, urlMapBytes: opts.urlMapBytes, sharedDoor: front.shared, count: (route, status, started) => metrics.answered(route, status, started),
+      endpoints: PAGE_ROUTES.map((e) => ({ path: e.path, prefix: e.prefix, route: e.prefix ? `${e.path}*` : e.path, reader: e.reader(store, limits) })),
+    })
+    : undefined;
   let warn = (_message: string) => {};
   let streams: StreamServer | undefined;
   const app = Fastify({
-    // Every request meets the front door, then the stream, the fast path (if any), then Fastify.
+    // Every request meets the front door, then the fast path (if any), then the stream, then Fastify.
     serverFactory: (handler) => createHttpServer(http, (req, res) => {
       const started = performance.now();
-      // 'close', not 'finish': a stream's client leaves it, and its answer never finishes.
-      res.once('close', () => metrics.answered(req, res.statusCode, started));
-      if (!front.admit(req, res)) return;
-      if (streams?.serveHttp(req, res) === true) return;
-      if (fastPath === undefined) return void handler(req, res);
-      fastPath.answer(req, res).then(
-        (answered) => answered || handler(req, res),
-        () => handler(req, res),
-      );
-    }, { known, warn: (message) => warn(message) }),
+      const door = front.admit(req, res);
+      if (door === undefined) return metrics.answered(metrics.routeOf(req), res.statusCode, started);
+      // A kept answer is written and counted at once; anything else goes on when it is known not to be one.
+      const fast = fastPath?.answer(req, res, door, started) ?? false;
+      if (fast === true) return;
+      const onward = () => {
+        front.setOn(req, res, door);
+        metrics.countWhenSent(req, res, started);
+        if (streams?.streamOverHttp(req, res) !== true) void handler(req, res);
+      };
+      if (fast === false) onward();
+      else fast.then((answered) => answered || onward(), onward);
+    }, { known, refusalHeaders: (req) => front.refusalHeaders(req), warn: (message) => warn(message) }),
     logger: opts.logger ?? false,
     genReqId: requestIds(),
     // Two log lines per request cost more than a cached answer; failures are logged either way.
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
     // Errors raised before routing (a malformed URL) get the same body as the rest, and the block known.
     frameworkErrors: (error, request, reply) => {
-      for (const [name, value] of Object.entries(known.headers())) reply.raw.setHeader(name, value!);
+      setHeaders(reply.raw, known.headers());
       return handleError(error, request, reply);
     },
     // The front door says so in the envelope instead.
@@ -165,12 +168,12 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
   warn = (message) => app.log.warn(message);
   streams = attachOrderStreams(app.server, store, {
-    perClient: http.streamsPerClient, known, admit: (req, socket) => front.admitUpgrade(req, socket),
+    perClient: http.streamsPerClient, refusalHeaders: (req) => front.refusalHeaders(req), admit: (req, socket) => front.admitUpgrade(req, socket),
   });
   // Requests that reach Fastify without the server's listener (inject()) meet the front door here.
   app.addHook('onRequest', async (request, reply) => {
     labelRoute(request.raw, request.routeOptions.url);
-    if (front.admit(request.raw, reply.raw)) return;
+    if (front.admitOnce(request.raw, reply.raw)) return;
     reply.hijack();
     return reply;
   });
@@ -185,7 +188,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
   // Every refusal names the last block stored, as the original's do; the store read now, or the last one known.
   const withBlock = async (reply: FastifyReply) => {
-    setBlockHeaders(reply, await store.lastBlock().catch(() => known.latest()));
+    setHeaders(reply.raw, blockHeaderList(await store.lastBlock().catch(() => known.latest())));
   };
   app.setErrorHandler(async (error, request, reply) => {
     await withBlock(reply);
@@ -196,9 +199,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     // Every path here is read-only: a method that would write is refused as Node's parser refusals are (./http-server.ts).
     if (!READ_METHODS.has(request.method)) {
       reply.header('Allow', ALLOWED_METHODS);
-      return sendError(reply, methodRefusal(`${request.method}: this server only reads`));
+      return sendRefusal(reply, methodRefusal(`${request.method}: this server only reads`));
     }
-    return sendError(reply, new RouteNotFoundError('Not Found'));
+    return sendRefusal(reply, new RouteNotFoundError('Not Found'));
   });
 
   app.addHook('onRoute', (route) => metrics.addRoute(route.url));

@@ -9,6 +9,7 @@ import { loadConfiguration, type Configuration } from './config/load.js';
 import { printConfiguration } from './config/print.js';
 import { COMMANDS, type Command } from './config/setting.js';
 import type { Values } from './config/settings.js';
+import type { Retention } from './domain/retention.js';
 import { version } from './config/version.js';
 import { AbortError, asLedgerError, IngestError, InternalError, UsageError } from './errors.js';
 import { checkEventFile, fileSource, plainFileSize } from './ingest/file-source.js';
@@ -124,7 +125,7 @@ function serveOptionsOf(v: Values): ServeOptions {
   if (v.follow && kind !== 'file') throw new UsageError('--follow goes with a --source file://PATH');
   if (v['accept-unverified'] && kind !== 'file') throw new UsageError('--accept-unverified goes with a --source file://PATH');
   const live = v.source === undefined ? undefined : {
-    spec: v.source, follow: v.follow, allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'],
+    spec: v.source, follow: v.follow, allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'], retention: v.retention,
   };
   return {
     store: storeOf(v), host: v.host, port: v.port, live, readOnly, httpProcesses: v.workers,
@@ -152,6 +153,7 @@ function describe(s: IngestStats): string {
 interface IngestFlags {
   allowGaps: boolean;
   acceptUnverified: boolean;
+  retention: Retention;
 }
 
 /**
@@ -207,7 +209,10 @@ function stopOnSignal(): { signal: AbortSignal; release: () => void } {
 
 async function ingestFiles(args: string[], config: StoreConfig, flags: IngestFlags): Promise<void> {
   const sources = args.map((arg) => sourceOf(arg, flags));
-  const store = await openWriter(config);
+  const store = await openWriter(config, {
+    retention: flags.retention,
+    onNotice: (message) => process.stderr.write(`ledger-query ingest: ${message}\n`),
+  });
   const { signal, release } = stopOnSignal();
   try {
     for (const { source, bytes } of sources) {
@@ -233,6 +238,8 @@ async function ingestFiles(args: string[], config: StoreConfig, flags: IngestFla
       const incomplete = incompleteBlockMessage(stats, source.unit);
       if (incomplete) console.log(incomplete);
     }
+    // Ends once nothing older than the window at the last block is answered any more.
+    await store.prune();
   } finally {
     release();
     await store.close();
@@ -244,7 +251,9 @@ async function ingestCommand(args: string[]): Promise<void> {
   if (config.help) return void process.stdout.write(helpOf('ingest'));
   if (config.positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
   const v = config.values;
-  await ingestFiles(config.positionals, storeOf(v), { allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'] });
+  await ingestFiles(config.positionals, storeOf(v), {
+    allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'], retention: v.retention,
+  });
 }
 
 /** Writes the simulated network's file, with a progress line on a terminal, and says what it holds. */
@@ -320,7 +329,7 @@ async function demoCommand(args: string[]): Promise<void> {
   const store = storeOf(v);
   const file = join(store.dataDir, 'demo.events');
   if (!existsSync(file)) await simulate(file, v.blocks, v.seed, v['orders-per-block']);
-  await ingestFiles([file], store, { allowGaps: false, acceptUnverified: false });
+  await ingestFiles([file], store, { allowGaps: false, acceptUnverified: false, retention: v.retention });
   const address = await serve({
     store, host: v.host, port: v.port, readOnly: false, httpProcesses: v.workers, log: logOf(v),
   });

@@ -14,6 +14,7 @@ import type { HttpOptions } from '../api/http-options.js';
 import { primaryScrape } from '../api/metrics/cluster.js';
 import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from '../errors.js';
 import type { IngestStatus } from '../domain/ingest-status.js';
+import type { Retention } from '../domain/retention.js';
 import { startIngestThread, type IngestThread, type IngestThreadOptions } from '../ingest/ingest-thread-handle.js';
 import { createLogger, fastifyLogger, type LogOptions } from '../logging.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './protocol.js';
@@ -28,6 +29,8 @@ export interface LiveSource {
   allowGaps: boolean;
   /** Of a gzip file cut short, store the whole blocks of its last member too, unverified. */
   acceptUnverified: boolean;
+  /** What the writer keeps: it prunes the rest between groups. */
+  retention: Retention;
 }
 
 export interface ServeOptions {

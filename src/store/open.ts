@@ -22,7 +22,7 @@ export async function openWriter(config: StoreConfig, options: WriterOptions = {
   refuseIncompleteEmbedded(config.dataDir);
   mkdirSync(config.dataDir, { recursive: true });
   const { SqliteWriter } = await import('./sqlite/writer.js');
-  return SqliteWriter.open(databasePath(config.dataDir));
+  return SqliteWriter.open(databasePath(config.dataDir), options);
 }
 
 /** Opens the configured store for queries; unless readOnly, it creates or migrates the schema first. */

@@ -223,6 +223,15 @@ export interface ModelState {
   signatures: Map<string, Uint8Array[]>;
   /** The last block replayed. */
   lastBlock: CommittedBlock | undefined;
+  /** Of each order (by lower-case id), the block of each version's last state (./model-retention.ts reads it). */
+  versionBlocks: Map<string, Map<bigint, ReplayedBlock>>;
+  /** Every block replayed, in order. */
+  blocks: ReplayedBlock[];
+}
+
+export interface ReplayedBlock {
+  height: bigint;
+  time: bigint;
 }
 
 /**
@@ -234,14 +243,20 @@ export interface ModelState {
 export function replay(blocks: readonly Block[]): ModelState {
   const state: ModelState = {
     orders: new Map(), bundles: new Map(), signatures: new Map(), versions: new Map(), removed: new Map(), lastBlock: undefined,
+    versionBlocks: new Map(), blocks: [],
   };
   for (const block of blocks) {
     if (state.lastBlock !== undefined && block.height <= state.lastBlock.height) continue;
+    const at: ReplayedBlock = { height: block.height, time: block.time };
+    state.blocks.push(at);
     for (const order of block.orders) {
       state.orders.set(printedId(order.id), order);
       const versions = state.versions.get(printedId(order.id)) ?? new Map<bigint, Order>();
       versions.set(order.version, order);
       state.versions.set(printedId(order.id), versions);
+      const blocksOf = state.versionBlocks.get(printedId(order.id)) ?? new Map<bigint, ReplayedBlock>();
+      blocksOf.set(order.version, at);
+      state.versionBlocks.set(printedId(order.id), blocksOf);
     }
     for (const event of block.signersRemoved) {
       for (const { signatureId, submitter } of event.signatureSubmitters) state.removed.set(printedId(signatureId), { event, submitter });
@@ -306,9 +321,14 @@ export function versionRows(state: ModelState, id: string): PageRow<OrderVersion
     .sort((a, b) => compareBig(a.key.version, b.key.version));
 }
 
-/** A QueryStore answering from the replayed blocks; its pages name the last block replayed. */
-export function createModelStore(blocks: readonly Block[]): QueryStore {
-  const state = replay(blocks);
+/**
+ * A QueryStore answering from the replayed blocks; its pages name the last
+ * block replayed. With `keep`, it answers what that applies to the replayed
+ * state (./model-retention.ts: a retention's rules).
+ */
+export function createModelStore(blocks: readonly Block[], keep: (state: ModelState) => ModelState = (s) => s): QueryStore {
+  const state = keep(replay(blocks));
+  const firstKept = state.blocks[0]?.height;
   const last = state.lastBlock;
   const stamped = <K>(page: Page<K>): Page<K> =>
     last === undefined ? page : { ...page, lastBlock: { height: last.height, time: last.time } };
@@ -335,6 +355,7 @@ export function createModelStore(blocks: readonly Block[]): QueryStore {
         if (lastHeight !== undefined && b.height <= lastHeight) continue;
         lastHeight = b.height;
         if (b.height <= after || b.height > upTo || out.length >= maxBlocks) continue;
+        if (firstKept !== undefined && b.height < firstKept) continue;
         const last = new Map<string, Order>();
         for (const o of b.orders) {
           const key = `${printedId(o.id)} ${o.version}`;
@@ -350,7 +371,7 @@ export function createModelStore(blocks: readonly Block[]): QueryStore {
       return out;
     },
     async firstChangeHeight() {
-      return blocks[0]?.height ?? 1n;
+      return firstKept ?? blocks[0]?.height ?? 1n;
     },
     watchBlocks: () => () => undefined,
     async listOrderVersions(id, page) {

@@ -33,5 +33,7 @@ export class RecordingStore implements WriteStore<BlockList> {
     }
     this.commits.push(blocks.length);
   }
+  /** Keeps everything, as an archive store. */
+  async prune() {}
   async close() {}
 }

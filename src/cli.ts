@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-/** The `ledger-query` command: serve, ingest, simulate, demo, config. */
+/** The `ledger-query` command: serve, ingest, copy, simulate, demo, config. */
 import { existsSync, mkdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { optionsHelp } from './config/help.js';
 import { httpOptionsOf } from './config/http-settings.js';
@@ -8,6 +9,7 @@ import { loadConfiguration, type Configuration } from './config/load.js';
 import { printConfiguration } from './config/print.js';
 import { COMMANDS, type Command } from './config/setting.js';
 import type { Values } from './config/settings.js';
+import type { Retention } from './domain/retention.js';
 import { version } from './config/version.js';
 import { AbortError, asLedgerError, IngestError, InternalError, UsageError } from './errors.js';
 import { checkEventFile, fileSource, plainFileSize } from './ingest/file-source.js';
@@ -21,6 +23,9 @@ import { serve, type ServeOptions } from './processes/serve.js';
 import { writeEventFile } from './simulate/write.js';
 import { bar, StatusLine } from './status-line.js';
 import { openWriter } from './store/open.js';
+import { copyStore, describeStore } from './store/copy/copy-store.js';
+import { copyStoreOf, type CopyStore } from './store/copy/open-copy.js';
+import { CopyProgressReport } from './copy-progress.js';
 import type { StoreConfig } from './store/store.js';
 
 const USAGE = `ledger-query: exact, fast queries over a trading network's orders and multisig bundles
@@ -28,13 +33,15 @@ const USAGE = `ledger-query: exact, fast queries over a trading network's orders
 Usage:
   ledger-query serve    [--port N] [--host H] [STORE] [--workers N] [--source SPEC [--follow] [--allow-gaps] [--accept-unverified] | --no-ingest]
   ledger-query ingest   FILE|SPEC... [STORE] [--allow-gaps] [--accept-unverified]
+  ledger-query copy     --from STORE --to STORE
   ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   ledger-query demo     [--port N] [--host H] [STORE] [--workers N] [--blocks N] [--seed S]
   ledger-query config   [COMMAND] [OPTIONS]   COMMAND's effective configuration (default serve), passwords masked
   ledger-query COMMAND --help                 every option, with its variable and default
   ledger-query --version
 
-STORE is --data-dir DIR (the embedded store, default ./data) or --database-url postgres://...
+STORE is --data-dir DIR (the embedded store, default ./data) or --database-url postgres://...;
+copy's are a folder or a postgres:// URL each.
 Every option is also a variable (LEDGER_QUERY_PORT for --port) and a key of a
 config file (--config FILE, JSON or TOML): a flag wins over a variable, a
 variable over the file, the file over the default.
@@ -71,6 +78,19 @@ const ABOUT: Record<Command, string> = {
   SIGTERM), it stores the blocks it has read, says up to which block the store
   holds, and exits 130: run it again to continue.
 `,
+  copy: `ledger-query copy --from STORE --to STORE
+  Copies a store into a new one, in any direction: a folder (the embedded
+  store) or a postgres:// URL each. The copy holds one block, the source's last
+  when it starts, read from a snapshot while the source goes on serving and
+  ingesting; it says which. Every table comes along, and each is checked
+  (row count, and a hash of its rows in key order) before the target is
+  called whole; a difference exits 65 naming the table. The target must be
+  absent or empty; until the copy is checked it is marked incomplete, and
+  every command refuses it (exit 66), so a copy cut short (Ctrl-C: exit 130,
+  kill -9, a full disk, a lost connection) never serves part of the data: run
+  the same command again, which starts over. serve --source on the copy goes
+  on from the next block.
+`,
   simulate: `ledger-query simulate --out FILE [--blocks N] [--seed S] [--orders-per-block N]
   Writes a deterministic synthetic network's event file in the core's framing.
 `,
@@ -82,7 +102,7 @@ const ABOUT: Record<Command, string> = {
 const helpOf = (command: Command) => `${ABOUT[command]}\n${optionsHelp(command)}`;
 
 const CONFIG_HELP = `ledger-query config [COMMAND] [OPTIONS]
-  Prints the configuration COMMAND (serve, ingest, simulate or demo; default
+  Prints the configuration COMMAND (serve, ingest, copy, simulate or demo; default
   serve) would run with, given the same options, variables and config file:
   each setting's value and where it came from (a flag, a variable, the file,
   the default), as TOML, with passwords masked. Checks it as the command
@@ -105,7 +125,7 @@ function serveOptionsOf(v: Values): ServeOptions {
   if (v.follow && kind !== 'file') throw new UsageError('--follow goes with a --source file://PATH');
   if (v['accept-unverified'] && kind !== 'file') throw new UsageError('--accept-unverified goes with a --source file://PATH');
   const live = v.source === undefined ? undefined : {
-    spec: v.source, follow: v.follow, allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'],
+    spec: v.source, follow: v.follow, allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'], retention: v.retention,
   };
   return {
     store: storeOf(v), host: v.host, port: v.port, live, readOnly, httpProcesses: v.workers,
@@ -133,6 +153,7 @@ function describe(s: IngestStats): string {
 interface IngestFlags {
   allowGaps: boolean;
   acceptUnverified: boolean;
+  retention: Retention;
 }
 
 /**
@@ -188,7 +209,10 @@ function stopOnSignal(): { signal: AbortSignal; release: () => void } {
 
 async function ingestFiles(args: string[], config: StoreConfig, flags: IngestFlags): Promise<void> {
   const sources = args.map((arg) => sourceOf(arg, flags));
-  const store = await openWriter(config);
+  const store = await openWriter(config, {
+    retention: flags.retention,
+    onNotice: (message) => process.stderr.write(`ledger-query ingest: ${message}\n`),
+  });
   const { signal, release } = stopOnSignal();
   try {
     for (const { source, bytes } of sources) {
@@ -214,6 +238,8 @@ async function ingestFiles(args: string[], config: StoreConfig, flags: IngestFla
       const incomplete = incompleteBlockMessage(stats, source.unit);
       if (incomplete) console.log(incomplete);
     }
+    // Ends once nothing older than the window at the last block is answered any more.
+    await store.prune();
   } finally {
     release();
     await store.close();
@@ -225,7 +251,9 @@ async function ingestCommand(args: string[]): Promise<void> {
   if (config.help) return void process.stdout.write(helpOf('ingest'));
   if (config.positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
   const v = config.values;
-  await ingestFiles(config.positionals, storeOf(v), { allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'] });
+  await ingestFiles(config.positionals, storeOf(v), {
+    allowGaps: v['allow-gaps'], acceptUnverified: v['accept-unverified'], retention: v.retention,
+  });
 }
 
 /** Writes the simulated network's file, with a progress line on a terminal, and says what it holds. */
@@ -260,6 +288,40 @@ async function simulateCommand(args: string[]): Promise<void> {
   await simulate(v.out, v.blocks, v.seed, v['orders-per-block']);
 }
 
+/** The copy's scheduling priority (nice): below serve's, so that readers of the source keep their pace (BENCHMARKS.md, "Copying a store"). */
+const COPY_NICENESS = 10;
+
+async function copyCommand(args: string[]): Promise<void> {
+  const config = loadConfiguration('copy', args);
+  if (config.help) return void process.stdout.write(helpOf('copy'));
+  const { from, to } = copyStoresOf(config.values);
+  // A copy is a batch job beside a source that serves: on a busy machine the server's processes go first.
+  setPriority(COPY_NICENESS);
+  const report = new CopyProgressReport(process.stderr);
+  const { signal, release } = stopOnSignal();
+  const started = process.hrtime.bigint();
+  let result;
+  try {
+    result = await copyStore(from, to, { signal, onProgress: (p) => report.update(p) });
+  } finally {
+    report.end();
+    release();
+  }
+  const secs = Number(process.hrtime.bigint() - started) / 1e9;
+  const block = result.block === undefined ? 'no block (the source holds none)' : `block ${result.block.height}`;
+  console.log(
+    `copied ${describeStore(from)} to ${describeStore(to)}: ${block}, ${result.rows} rows in ${result.tables.length} tables, ` +
+      `checked, in ${secs.toFixed(1)} s (${Math.round(result.rows / Math.max(result.seconds.rows, 1e-9))} rows/s loading)`,
+  );
+}
+
+/** copy's two stores, both given and not the same. */
+function copyStoresOf(v: Values): { from: CopyStore; to: CopyStore } {
+  if (v.from === undefined || v.to === undefined) throw new UsageError('copy needs --from STORE and --to STORE');
+  if (v.from === v.to) throw new UsageError('copy needs two stores: --from and --to name the same one');
+  return { from: copyStoreOf(v.from), to: copyStoreOf(v.to) };
+}
+
 async function demoCommand(args: string[]): Promise<void> {
   const config = loadConfiguration('demo', args);
   if (config.help) return void process.stdout.write(helpOf('demo'));
@@ -267,7 +329,7 @@ async function demoCommand(args: string[]): Promise<void> {
   const store = storeOf(v);
   const file = join(store.dataDir, 'demo.events');
   if (!existsSync(file)) await simulate(file, v.blocks, v.seed, v['orders-per-block']);
-  await ingestFiles([file], store, { allowGaps: false, acceptUnverified: false });
+  await ingestFiles([file], store, { allowGaps: false, acceptUnverified: false, retention: v.retention });
   const address = await serve({
     store, host: v.host, port: v.port, readOnly: false, httpProcesses: v.workers, log: logOf(v),
   });
@@ -287,6 +349,7 @@ function check(config: Configuration): void {
   const v = config.values;
   if (config.command === 'serve') serveOptionsOf(v);
   if (config.command === 'simulate' && v.out === undefined) throw new UsageError('simulate needs --out FILE');
+  if (config.command === 'copy') copyStoresOf(v);
 }
 
 async function configCommand(args: string[]): Promise<void> {
@@ -302,7 +365,8 @@ async function configCommand(args: string[]): Promise<void> {
 
 /** A Map, not an object: a name such as `toString` or `__proto__` must find nothing. */
 const commands = new Map<string, (args: string[]) => Promise<void>>([
-  ['serve', serveCommand], ['ingest', ingestCommand], ['simulate', simulateCommand], ['demo', demoCommand], ['config', configCommand],
+  ['serve', serveCommand], ['ingest', ingestCommand], ['copy', copyCommand], ['simulate', simulateCommand], ['demo', demoCommand],
+  ['config', configCommand],
 ]);
 
 async function main(argv: string[]): Promise<number> {

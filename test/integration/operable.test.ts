@@ -60,7 +60,7 @@ test('an unknown command, the names every object has included, exits 2 naming it
     const r = runCli([name], undefined, 30_000);
     assert.equal(r.status, 2, `${name}: ${r.stderr}`);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr, `ledger-query: unknown command "${name}": one of serve, ingest, simulate, demo, config (ledger-query --help)\n`);
+    assert.equal(r.stderr, `ledger-query: unknown command "${name}": one of serve, ingest, copy, simulate, demo, config (ledger-query --help)\n`);
   }
 });
 

@@ -226,6 +226,16 @@ export function orderVersions(state: ModelState): Map<string, Map<bigint, ModelO
   return all;
 }
 
+/** Of each order (by lower-case id), its latest history row: the one its current state was written with. */
+export function latestRows(state: ModelState): Map<string, HistoryRow> {
+  const latest = new Map<string, HistoryRow>();
+  for (const row of state.history) {
+    const id = printedId(row.order.id);
+    if (row.order.version === state.orders.get(id)?.version) latest.set(id, row);
+  }
+  return latest;
+}
+
 /** An order's versions, each in its last state, in ascending version order. */
 export function versionRows(state: ModelState, id: string): ModelRow<ModelVersionKey>[] {
   return [...(orderVersions(state).get(printedId(id))?.entries() ?? [])]
@@ -283,7 +293,10 @@ export function storeOfState(state: ModelState): QueryStore {
   };
 }
 
-/** A QueryStore answering from the replayed blocks. */
-export function createModelStore(blocks: readonly ModelBlock[]): QueryStore {
-  return storeOfState(replay(blocks));
+/**
+ * A QueryStore answering from the replayed blocks; with `keep`, from what
+ * that makes of the replayed state (./model-retention.ts: a retention's rules).
+ */
+export function createModelStore(blocks: readonly ModelBlock[], keep: (state: ModelState) => ModelState = (s) => s): QueryStore {
+  return storeOfState(keep(replay(blocks)));
 }

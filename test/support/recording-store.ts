@@ -40,5 +40,7 @@ export class RecordingStore implements WriteStore<BlockList> {
     if (this.blocks.length >= n) return Promise.resolve();
     return new Promise((resolve) => this.waiting.push({ blocks: n, resolve }));
   }
+  /** Keeps everything, as an archive store. */
+  async prune() {}
   async close() {}
 }

@@ -296,8 +296,8 @@ test('migrations: a new file is at the latest version, reopening changes nothing
   assert.notEqual(PAGE_BYTES, 4096, "and they are not SQLite's default");
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
   assert.deepEqual(tables, [
-    'blocks', 'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'signer_added',
-    'signer_removed',
+    'blocks', 'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'retention',
+    'signer_added', 'signer_removed',
   ]);
   db.close();
 

@@ -50,6 +50,9 @@ function kind<C extends string>(code: C, options: { exit?: number; retryable?: b
 /** The command line is not one the command takes: an unknown flag, a bad value, a bad --source. */
 export class UsageError extends kind('LQ_USAGE', { exit: 2 }) {}
 
+/** The Node.js running the command is older than it needs (78: EX_CONFIG, the machine's set-up). */
+export class NodeVersionError extends kind('LQ_NODE_VERSION', { exit: 78 }) {}
+
 // ---------------------------------------------------------------- the store
 
 /** No store where one must already be: a folder without ledger.db, a database without our schema. */
@@ -187,7 +190,7 @@ type Kind = (new (message: string, options?: ErrorOptions) => LedgerError) & Pic
 
 /** The errors of commands, the store and ingestion, by code; the API's refusals are in ./api/refusals.ts. */
 export const ERROR_KINDS: readonly Kind[] = [
-  UsageError, StoreNotFoundError, StoreCorruptError, StoreIncompleteError, StoreNotEmptyError, CopyMismatchError, SchemaVersionError, MigrationError, WriterLockHeldError, WriterLeaseLostError,
+  UsageError, NodeVersionError, StoreNotFoundError, StoreCorruptError, StoreIncompleteError, StoreNotEmptyError, CopyMismatchError, SchemaVersionError, MigrationError, WriterLockHeldError, WriterLeaseLostError,
   EarlierWriteFailedError, BlockOrderError, WriterClosedError, DatabaseError, DatabaseUnreachableError,
   QueryTimeoutError, UnsupportedDatabaseError, CorruptInputError, IngestError, StoredBlockMismatchError, ListenError,
   HttpProcessError, SystemError, AbortError, InternalError,

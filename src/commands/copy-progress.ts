@@ -3,8 +3,8 @@
  * line (phase, table, rows, share, rate, time left); off one, a log line as
  * each table and phase starts, so that a log shows where a copy stopped.
  */
-import type { CopyProgress } from './store/copy/copy-store.js';
-import { bar, StatusLine } from './status-line.js';
+import type { CopyProgress } from '../store/copy/copy-store.js';
+import { bar, StatusLine } from '../status-line.js';
 
 const PHASES: Record<CopyProgress['phase'], string> = { rows: 'copying', finishing: 'building indexes', checking: 'checking' };
 

@@ -26,7 +26,7 @@ import { writeBlocks } from '../../src/store/store.js';
 import { BACKENDS, type Backend, type FreshStore } from '../support/backends.js';
 import { readBlocks } from '../support/blocks.js';
 import { assertAnswersAsModel } from '../support/compare-model.js';
-import { createModelStore, replay, type ModelState } from '../support/model.js';
+import { createModelStore, latestRows, orderVersions, replay, type ModelState } from '../support/model.js';
 import { retain } from '../support/model-retention.js';
 import { postgresToVersion4, sqliteToVersion7 } from '../support/previous-schema.js';
 import { realRecording } from '../support/real-recording.js';
@@ -60,10 +60,12 @@ async function ingested(store: FreshStore, file: string, retention: Retention, n
 /** What pruning must have done to `state` for a test to say something: the kinds of rows the rules speak of. */
 function pruned(everything: ModelState, kept: ModelState) {
   const forgotten = [...everything.orders.keys()].filter((id) => !kept.orders.has(id));
-  const lostVersions = [...kept.versions].filter(([id, v]) => v.size < everything.versions.get(id)!.size).length;
+  const [versionsBefore, versionsKept] = [orderVersions(everything), orderVersions(kept)];
+  const lostVersions = [...versionsKept].filter(([id, v]) => v.size < versionsBefore.get(id)!.size).length;
   const oldest = kept.blocks[0]!;
+  const latest = latestRows(kept);
   const resting = [...kept.orders].filter(([id, o]) =>
-    (o.status === STATUS.ACTIVE || o.status === STATUS.PARKED) && kept.versionBlocks.get(id)!.get(o.version)!.time < oldest.time).length;
+    (o.status === STATUS.ACTIVE || o.status === STATUS.PARKED) && latest.get(id)!.height < oldest.height).length;
   return { forgotten: forgotten.length, lostVersions, resting, blocksGone: everything.blocks.length - kept.blocks.length };
 }
 

@@ -334,7 +334,7 @@ test('pageOf with a cursor between rows or beyond the ends', () => {
   assert.deepEqual(pageOf(tied, compareOrderKeys, { newestFirst: false, mode: 'first', limit: 5, cursor: mid }).rows.map((r) => r.json), ['1']);
 });
 
-test('over the real recording, the model answers what the original data node answers (facts, section 7)', async (t) => {
+test('over the real recording, the model answers what the original data node answers (docs/compatibility.md, section 10)', async (t) => {
   const path = realRecording(t);
   if (path === undefined) return;
   // The model's own reading of the file: its protobuf reader and block assembly, none of src/ingest.

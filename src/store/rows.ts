@@ -82,7 +82,7 @@ function currentRow(o: Order, vegaTime: bigint): SqlValue[] {
 /**
  * History rows: row i is (heights[i], seqs[i], ids[32i, 32i+32), versions[i],
  * markets[i], parties[i], messages[ends[i-1], ends[i])). A block holds one row
- * per (order, version), seq numbering them in the block (see GroupRows.add).
+ * per (order, version), seq numbering them in the block (see FillingGroup.add).
  * A message is stored without its leading ids (./history-message.ts);
  * markets[i] and parties[i] are positions in the group's `markets` and
  * `parties`, or -1 where the message is kept whole.
@@ -168,7 +168,7 @@ export function transferables(p: PackedGroup): ArrayBuffer[] {
  * The rows of a group, built block by block as blocks complete (the
  * BlockGroup of both writers): only each order's latest state stays an object.
  */
-export class GroupRows implements BlockGroup {
+export class FillingGroup implements BlockGroup {
   private readonly blocks: PackedGroup['blocks'] = [];
   private last: CommittedBlock | undefined;
   private rows = 0;

@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { checkAborted, fromWire, toWire, WriterClosedError, type LedgerError } from '../errors.js';
-import { GroupRows } from './rows.js';
+import { FillingGroup } from './rows.js';
 import type { CommittedBlock, StoredBlock, WriterOptions, WriteStore } from './store.js';
 import type { WriterCall, WriterReply, WriterRequest } from './writer-protocol.js';
 
@@ -23,7 +23,7 @@ export interface OutgoingGroup<G> {
 }
 
 /** How a backend packs a group into what its thread writes; undefined for a group without blocks. */
-export type PackGroup<G> = (group: GroupRows) => OutgoingGroup<G> | undefined;
+export type PackGroup<G> = (group: FillingGroup) => OutgoingGroup<G> | undefined;
 
 /** What starts a backend's writer thread. */
 export interface WriterThreadSpec<G> {
@@ -35,7 +35,7 @@ export interface WriterThreadSpec<G> {
 }
 
 /** The writer: the WriteStore of either backend, whose groups its writer thread writes. */
-export class StoreWriter<G> implements WriteStore<GroupRows> {
+export class StoreWriter<G> implements WriteStore<FillingGroup> {
   private readonly waiting = new Map<number, Pending>();
   private nextId = 1;
   private gone: LedgerError | undefined;
@@ -103,8 +103,8 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
     return (await this.call({ type: 'storedBlocks', from, to })) as Map<bigint, StoredBlock>;
   }
 
-  newGroup(): GroupRows {
-    return new GroupRows();
+  newGroup(): FillingGroup {
+    return new FillingGroup();
   }
 
   /**
@@ -113,7 +113,7 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
    * blocks is not sent. If packing it throws, its write still takes its
    * turn and fails, so that writes made behind it fail too.
    */
-  async write(group: GroupRows): Promise<void> {
+  async write(group: FillingGroup): Promise<void> {
     let outgoing: OutgoingGroup<G> | undefined;
     let error: ReturnType<typeof toWire> | undefined;
     try {

@@ -28,7 +28,7 @@ export { prepareWriteSession } from './group-sql.js';
  * it (while an earlier group commits); its buffers then move to the writer's
  * thread.
  */
-export interface EncodedGroup {
+export interface BinaryGroup {
   blocks: PackedGroup['blocks'];
   /**
    * The group's history; undefined if it changed no order. Its rows name
@@ -46,10 +46,10 @@ export interface EncodedGroup {
 }
 
 /**
- * The buffers of an encoded group, to move to another thread rather than copy.
+ * The buffers of a binary group, to move to another thread rather than copy.
  * A small Buffer may be a slice of Node's shared pool, which must stay here.
  */
-export function encodedTransferables(group: EncodedGroup): ArrayBuffer[] {
+export function binaryTransferables(group: BinaryGroup): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
   const h = group.history;
   const history = h === undefined ? [] : [h.heights, h.seqs, h.ids, h.versions, h.markets, h.parties, h.messages, h.ends];
@@ -102,8 +102,8 @@ function idsCopy(ids: readonly string[]): Buffer {
 }
 
 /** Turns a packed group into COPY data and statements. */
-export function encodeGroup(group: PackedGroup): EncodedGroup {
-  const copies: EncodedGroup['copies'] = [];
+export function toBinaryGroup(group: PackedGroup): BinaryGroup {
+  const copies: BinaryGroup['copies'] = [];
   const add = (table: string, columns: readonly string[], data: Buffer) => {
     if (data.byteLength > 0) copies.push({ sql: copySql(table, columns), data });
   };
@@ -150,7 +150,7 @@ async function copyIn(client: pg.ClientBase, sql: string, data: Uint8Array): Pro
 }
 
 /**
- * Writes encoded groups on `client`, a session prepared by
+ * Writes binary groups on `client`, a session prepared by
  * prepareWriteSession that nothing else uses meanwhile.
  */
 export class GroupWriter {
@@ -164,7 +164,7 @@ export class GroupWriter {
    * not newer than the stored last block; that is checked under a lock every
    * writer takes, so no other writer's block can slip in between.
    */
-  async write(group: EncodedGroup): Promise<void> {
+  async write(group: BinaryGroup): Promise<void> {
     const client = this.client;
     if (this.staged) {
       await client.query(VACUUM_STAGING_SQL);

@@ -11,7 +11,7 @@ import type { PruneStep } from '../prune-turns.js';
 import { prunedBeforeNotice } from '../retention-notice.js';
 import type { CommittedBlock, StoredBlock } from '../store.js';
 import type { WriteSession } from '../writer-protocol.js';
-import { GroupWriter, prepareWriteSession, type EncodedGroup } from './group-writer.js';
+import { GroupWriter, prepareWriteSession, type BinaryGroup } from './group-writer.js';
 import { checkSession, connect } from './connection.js';
 import { WriterLease, type LeaseOptions } from './election.js';
 import { partitionSpan, WriterPartitions } from './partitions.js';
@@ -39,7 +39,7 @@ async function blocksPerSecond(client: pg.ClientBase): Promise<number> {
  * a write is several statements, and a read slipped in between would run
  * inside its transaction.
  */
-export class PostgresWriteSession implements WriteSession<EncodedGroup> {
+export class PostgresWriteSession implements WriteSession<BinaryGroup> {
   private readonly groups: GroupWriter;
   readonly prune: PruneStep | undefined;
 
@@ -112,7 +112,7 @@ export class PostgresWriteSession implements WriteSession<EncodedGroup> {
   }
 
   /** Writes a group in one transaction, checkpoint included. */
-  async write(group: EncodedGroup): Promise<void> {
+  async write(group: BinaryGroup): Promise<void> {
     this.lease.check();
     await this.groups.write(group);
   }

@@ -5,19 +5,19 @@
  */
 import { workerData } from 'node:worker_threads';
 import { runWriterThread } from '../writer-protocol.js';
-import type { EncodedGroup } from './group-writer.js';
+import type { BinaryGroup } from './group-writer.js';
 import { fromPostgres } from './errors.js';
 import { PostgresWriteSession } from './write-session.js';
 import type { PostgresWriterInput } from './writer.js';
 
 /** Buffers arrive as plain Uint8Arrays: streams and pg want Buffers. */
-function asBuffers(group: EncodedGroup): EncodedGroup {
+function asBuffers(group: BinaryGroup): BinaryGroup {
   const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   return { ...group, copies: group.copies.map((c) => ({ sql: c.sql, data: buffer(c.data) })) };
 }
 
 const input = workerData as PostgresWriterInput;
-runWriterThread<EncodedGroup>(async ({ signal, onStandby, notice }) => {
+runWriterThread<BinaryGroup>(async ({ signal, onStandby, notice }) => {
   const session = await PostgresWriteSession.open(input.url, {
     wait: input.wait, signal, pollMs: input.pollMs, onStandby, notice, retention: input.retention,
   });

@@ -8,7 +8,7 @@
 import { ARCHIVE, type Retention } from '../../domain/retention.js';
 import type { WriterOptions } from '../store.js';
 import { StoreWriter } from '../writer.js';
-import { encodeGroup, encodedTransferables, type EncodedGroup } from './group-writer.js';
+import { toBinaryGroup, binaryTransferables, type BinaryGroup } from './group-writer.js';
 
 export interface PostgresWriterOptions extends WriterOptions {
   /** For tests: how often a standby asks for the writer lock (ms). */
@@ -23,7 +23,7 @@ export interface PostgresWriterInput {
   retention: Retention;
 }
 
-export type PostgresWriter = StoreWriter<EncodedGroup>;
+export type PostgresWriter = StoreWriter<BinaryGroup>;
 
 export const PostgresWriter = {
   /**
@@ -35,15 +35,15 @@ export const PostgresWriter = {
    */
   open(url: string, options: PostgresWriterOptions = {}): Promise<PostgresWriter> {
     const workerData: PostgresWriterInput = { url, wait: options.wait ?? false, pollMs: options.pollMs, retention: options.retention ?? ARCHIVE };
-    return StoreWriter.open<EncodedGroup>({
+    return StoreWriter.open<BinaryGroup>({
       name: 'PostgreSQL',
       module: new URL('./writer-thread.js', import.meta.url),
       workerData,
       // Encoded here, on the ingesting thread, while the previous group commits.
       pack: (rows) => {
         const packed = rows.finish();
-        const group = packed && encodeGroup(packed);
-        return group && { group, transfer: encodedTransferables(group) };
+        const group = packed && toBinaryGroup(packed);
+        return group && { group, transfer: binaryTransferables(group) };
       },
     }, options);
   },

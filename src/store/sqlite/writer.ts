@@ -1,7 +1,7 @@
 /**
  * The embedded store's WriteStore: its SQLite connection lives on a thread of
  * its own (./writer-thread.ts). The caller's thread reads and decodes the
- * source and turns blocks into rows as they complete (GroupRows, ../rows.ts);
+ * source and turns blocks into rows as they complete (FillingGroup, ../rows.ts);
  * the writer thread only binds and commits them. While one group is being
  * committed the next is read, which takes ingestion from one core to two.
  */

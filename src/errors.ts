@@ -50,6 +50,9 @@ function kind<C extends string>(code: C, options: { exit?: number; retryable?: b
 /** The command line is not one the command takes: an unknown flag, a bad value, a bad --source. */
 export class UsageError extends kind('LQ_USAGE', { exit: 2 }) {}
 
+/** The Node.js running the command is older than it needs (78: EX_CONFIG, the machine's set-up). */
+export class NodeVersionError extends kind('LQ_NODE_VERSION', { exit: 78 }) {}
+
 // ---------------------------------------------------------------- the store
 
 /** No store where one must already be: a folder without ledger.db, a database without our schema. */
@@ -63,6 +66,19 @@ export class SchemaVersionError extends kind('LQ_SCHEMA_VERSION') {}
 
 /** A stored row that a migration cannot convert; nothing of the migration is kept. */
 export class MigrationError extends kind('LQ_MIGRATION') {}
+
+/**
+ * A store a copy was building when it was cut short (Ctrl-C, kill -9, a full
+ * disk, a lost connection), or whose check failed: it may hold part of the
+ * data, so nothing serves or writes it. Running the copy again starts over.
+ */
+export class StoreIncompleteError extends kind('LQ_STORE_INCOMPLETE', { exit: 66 }) {}
+
+/** A copy's target that is not empty or absent: a folder with a store, a database with our tables. Nothing was changed. */
+export class StoreNotEmptyError extends kind('LQ_STORE_NOT_EMPTY') {}
+
+/** A copy's check found a table whose row count or hash differs between source and target; the target stays incomplete. */
+export class CopyMismatchError extends kind('LQ_COPY_MISMATCH', { exit: 65 }) {}
 
 /** Another instance holds the writer lock of this database. */
 export class WriterLockHeldError extends kind('LQ_WRITER_LOCK_HELD', { retryable: true }) {}
@@ -174,7 +190,7 @@ type Kind = (new (message: string, options?: ErrorOptions) => LedgerError) & Pic
 
 /** The errors of commands, the store and ingestion, by code; the API's refusals are in ./api/refusals.ts. */
 export const ERROR_KINDS: readonly Kind[] = [
-  UsageError, StoreNotFoundError, StoreCorruptError, SchemaVersionError, MigrationError, WriterLockHeldError, WriterLeaseLostError,
+  UsageError, NodeVersionError, StoreNotFoundError, StoreCorruptError, StoreIncompleteError, StoreNotEmptyError, CopyMismatchError, SchemaVersionError, MigrationError, WriterLockHeldError, WriterLeaseLostError,
   EarlierWriteFailedError, BlockOrderError, WriterClosedError, DatabaseError, DatabaseUnreachableError,
   QueryTimeoutError, UnsupportedDatabaseError, CorruptInputError, IngestError, StoredBlockMismatchError, ListenError,
   HttpProcessError, SystemError, AbortError, InternalError,

@@ -35,6 +35,7 @@ import { ALLOWED_METHODS, createHttpServer, methodRefusal } from './http-server.
 import { ingestStatusRoute } from './ingest-status-route.js';
 import { KnownBlock } from './known-block.js';
 import { METRICS_PATH, metricsRoute } from './metrics/metrics-route.js';
+import { registerRetentionMetrics } from './metrics/retention-metrics.js';
 import { labelRoute, ServerMetrics } from './metrics/server-metrics.js';
 import { orderRoute, versionsRoute } from './order-route.js';
 import { ordersRoute } from './orders-route.js';
@@ -119,6 +120,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const metrics = new ServerMetrics(registry, {
     store: opts.store, cache, pool: opts.store.connections && (() => opts.store.connections!()),
   }, { processMetrics: opts.metrics?.processMetrics === true });
+  registerRetentionMetrics(registry, opts.store);
   const front = new FrontDoor({
     cors: { origins: http.corsOrigins, maxAgeSeconds: http.corsMaxAgeSeconds },
     rateLimiter: http.rateLimit && new RateLimiter(http.rateLimit, http.trustedProxies),

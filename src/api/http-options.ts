@@ -1,7 +1,7 @@
 /**
  * What the HTTP server takes from whoever connects, and for how long: the
  * limits that make it safe to expose, each with its default and the `serve`
- * flag that sets it (src/cli.ts; the README's configuration table). Constants
+ * flag that sets it (src/config/http-settings.ts; the README's configuration table). Constants
  * only: the settings (../config/) read their defaults here.
  */
 

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { IngestRole, IngestStatus } from '../domain/ingest-status.js';
+import type { RetentionStatus } from '../domain/retention.js';
 import type { QueryStore } from '../store/store.js';
 import { sendJson } from './connection.js';
 import type { RouteDoc } from './openapi/route-doc.js';
@@ -19,6 +20,7 @@ export const INGEST_STATUS_PATH = '/api/v2/ingest/status';
 interface StoredBlockStatus {
   lastBlock?: { height: bigint; time: bigint };
   lagSeconds?: number;
+  retention?: RetentionStatus;
 }
 
 type StatusBody = (Omit<IngestStatus, 'readAt'> & { secondsSinceRead?: number } | { role: Extract<IngestRole, 'reader'> }) & StoredBlockStatus;
@@ -27,7 +29,8 @@ export const INGEST_STATUS_DOC: RouteDoc = {
   path: INGEST_STATUS_PATH, operationId: 'ingestStatus', tag: 'operations', summary: 'What ingestion is doing',
   description:
     'The role this instance holds (`writer`, `standby` waiting for the writer lock, or `reader` without a source), ' +
-    'the last block stored and its lag; with a source, its state, events/s, blocks stored and events skipped.',
+    'the last block stored and its lag, and what the store keeps (its retention, the oldest kept block, what pruning did, its size); ' +
+    'with a source, its state, events/s, blocks stored and events skipped.',
   parameters: [PRETTY_PARAM], refusals: [],
   answer: { description: 'The status.', schema: ref('IngestStatus'), blockHeaders: false },
   read: (url) => wantsPretty(readQuery(url)),
@@ -45,7 +48,7 @@ export async function ingestStatusRoute(
   app.get(INGEST_STATUS_PATH, async (request, reply) => {
     // The last block comes from the store, so it agrees with what queries see right now;
     // counters and rates come from the worker's latest report.
-    const last = await store.lastBlock();
+    const [last, retention] = await Promise.all([store.lastBlock(), store.retentionStatus?.()]);
     let s: StatusBody = { role: 'reader' };
     if (status) {
       const { readAt, ...rest } = await status();
@@ -55,6 +58,7 @@ export async function ingestStatusRoute(
       s.lastBlock = { height: last.height, time: last.time };
       s.lagSeconds = Math.max(0, (Date.now() - Number(last.time / 1_000_000n)) / 1000);
     }
+    if (retention !== undefined) s.retention = retention;
     return sendJson(reply, statusJson(s), wantsPretty(readQuery(request.url)));
   });
 }

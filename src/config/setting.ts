@@ -7,7 +7,7 @@
  */
 import { UsageError } from '../errors.js';
 
-export const COMMANDS = ['serve', 'ingest', 'simulate', 'demo'] as const;
+export const COMMANDS = ['serve', 'ingest', 'copy', 'simulate', 'demo'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 /** How a config file may give the value: as text, a number, a boolean, or a list (an array, or text with commas). */

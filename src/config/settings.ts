@@ -8,6 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_ANSWER_CACHE_BYTES } from '../api/http-options.js';
+import { ARCHIVE, parseRetention, RETENTION_HELP, retentionText, type Retention } from '../domain/retention.js';
 import { UsageError } from '../errors.js';
 import { SOURCE_SPEC_HELP, parseSourceSpec } from '../ingest/source-spec.js';
 import { DEFAULT_DATA_DIR } from '../store/location.js';
@@ -36,6 +37,12 @@ function sourceSpec(text: string): string {
   return text;
 }
 
+function retention(text: string): Retention {
+  const r = parseRetention(text);
+  if (r === undefined) throw new UsageError(`must be ${RETENTION_HELP} (above 0), got "${text}"`);
+  return r;
+}
+
 const STORE = {
   'data-dir': defaulted({
     placeholder: 'DIR', commands: ['serve', 'ingest', 'demo'], parse: nonEmpty, legacyEnv: 'LEDGER_DATA_DIR',
@@ -44,6 +51,28 @@ const STORE = {
   'database-url': optional({
     placeholder: 'URL', commands: ['serve', 'ingest', 'demo'], parse: databaseUrl, legacyEnv: 'DATABASE_URL', secret: true,
     help: 'a PostgreSQL database instead, postgres://user:password@host:port/db (of --data-dir and --database-url, the one given by the higher source wins)',
+  }),
+  retention: defaulted({
+    placeholder: 'R', commands: ['serve', 'ingest', 'demo'], parse: retention, show: retentionText,
+    help: `history the writer keeps: ${RETENTION_HELP} (network time, by block timestamps); ` +
+      'older orders that can no longer trade and older versions are pruned (README "Retention")',
+  }, ARCHIVE),
+};
+
+/** A copy's store: a postgres:// URL, checked as --database-url, or else an embedded store's folder. */
+function copyStore(text: string): string {
+  nonEmpty(text);
+  return /^postgres/i.test(text) ? databaseUrl(text) : text;
+}
+
+const COPY = {
+  from: optional({
+    placeholder: 'STORE', commands: ['copy'], parse: copyStore, secret: true,
+    help: 'the store to copy: an embedded store\'s folder, or a postgres:// URL',
+  }),
+  to: optional({
+    placeholder: 'STORE', commands: ['copy'], parse: copyStore, secret: true,
+    help: 'the new store: a folder without a store in it, or a postgres:// URL of a database without our tables',
   }),
 };
 
@@ -115,7 +144,7 @@ const SIMULATE = {
 };
 
 /** Every setting, in the order the help lists them. */
-export const SETTINGS = { ...STORE, ...SERVE, ...HTTP_SETTINGS, ...LOG, ...SIMULATE };
+export const SETTINGS = { ...STORE, ...SERVE, ...HTTP_SETTINGS, ...LOG, ...SIMULATE, ...COPY };
 
 export type SettingName = keyof typeof SETTINGS;
 

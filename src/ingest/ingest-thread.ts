@@ -3,6 +3,7 @@
  * large block never stalls it. Talks to ./ingest-thread-handle.ts through messages.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Retention } from '../domain/retention.js';
 import { asLedgerError, InternalError, toWire, type WireError } from '../errors.js';
 import { openWriter } from '../store/open.js';
 import type { StoreConfig, WriteStore } from '../store/store.js';
@@ -17,6 +18,8 @@ export interface IngestThreadInput {
   allowGaps: boolean;
   /** Of a gzip file cut short, store the whole blocks of its last member too, unverified. */
   acceptUnverified: boolean;
+  /** What the writer keeps; it prunes the rest. */
+  retention: Retention;
 }
 
 export type IngestThreadMessage =
@@ -43,8 +46,9 @@ async function run(input: IngestThreadInput, post: (m: IngestThreadMessage) => v
     // With PostgreSQL, instances started with a source elect one writer; the
     // others wait here as standbys (serving queries meanwhile) until it goes.
     store = await openWriter(input.store, {
-      wait: true, signal,
+      wait: true, signal, retention: input.retention,
       onStandby: () => post({ type: 'role', role: 'standby' }),
+      onNotice: (msg) => post({ type: 'log', level: 'warn', msg }),
     });
   } catch (e) {
     if (signal.aborted) return post({ type: 'done', stats: undefined });
@@ -69,6 +73,8 @@ async function run(input: IngestThreadInput, post: (m: IngestThreadMessage) => v
       },
     }, signal);
     progress.stop();
+    // A source read to its end leaves nothing older than the window behind, as `ingest` does not.
+    if (!signal.aborted) await store.prune();
     const incomplete = incompleteBlockMessage(stats, source.unit);
     if (incomplete) post({ type: 'log', level: 'warn', msg: incomplete });
     post({ type: 'done', stats });

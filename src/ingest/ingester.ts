@@ -16,6 +16,8 @@ export interface IngestOptions {
   onBlock?: (block: CommittedBlock, stats: IngestStats, position: number) => void;
   /** Something an operator should know that does not stop ingestion (a height seen again with another hash). */
   onWarning?: (message: string) => void;
+  /** The clock the commit delay is measured by (ms); a test sets its own. */
+  now?: () => number;
 }
 
 export interface IngestStats {
@@ -115,7 +117,7 @@ export async function ingest<B extends BlockGroup>(
   signal?: AbortSignal,
 ): Promise<IngestStats> {
   const assembler = new BlockAssembler();
-  const pending = new PendingGroup(() => store.newGroup(), { ...DEFAULT_COMMIT_LIMITS, ...opts.commit });
+  const pending = new PendingGroup(() => store.newGroup(), { ...DEFAULT_COMMIT_LIMITS, ...opts.commit }, opts.now);
   // The newest block accepted: committed, or waiting in the pending group.
   let last = await store.lastBlock();
   const stats: IngestStats = {

@@ -14,9 +14,11 @@ import type { HttpOptions } from '../api/http-options.js';
 import { primaryScrape } from '../api/metrics/cluster.js';
 import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from '../errors.js';
 import type { IngestStatus } from '../domain/ingest-status.js';
+import type { Retention } from '../domain/retention.js';
 import { startIngestThread, type IngestThread, type IngestThreadOptions } from '../ingest/ingest-thread-handle.js';
 import { createLogger, fastifyLogger, type LogOptions } from '../logging.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './protocol.js';
+import { refuseIncompleteEmbedded } from '../store/incomplete.js';
 import { databasePath } from '../store/location.js';
 import { openStore } from '../store/open.js';
 import type { StoreConfig, StoreLog } from '../store/store.js';
@@ -27,6 +29,8 @@ export interface LiveSource {
   allowGaps: boolean;
   /** Of a gzip file cut short, store the whole blocks of its last member too, unverified. */
   acceptUnverified: boolean;
+  /** What the writer keeps: it prunes the rest between groups. */
+  retention: Retention;
 }
 
 export interface ServeOptions {
@@ -54,6 +58,7 @@ export interface ServeOptions {
  * not, and would answer empty pages as if all were well.
  */
 async function prepareStore(o: ServeOptions): Promise<void> {
+  if (o.store.databaseUrl === undefined) refuseIncompleteEmbedded(o.store.dataDir);
   if (o.store.databaseUrl === undefined && !existsSync(databasePath(o.store.dataDir))) {
     if (o.readOnly) {
       throw new StoreNotFoundError(`no ledger-query store in ${o.store.dataDir}: ingest into it, or serve without --no-ingest, once to create it`);

@@ -80,8 +80,16 @@ interface LiveOrder {
   closed: boolean;
 }
 
+/** Busier spells: `blocks` blocks out of every `every` (from the first) take `factor` times the new orders. */
+export interface Bursts {
+  every: number;
+  blocks: number;
+  factor: number;
+}
+
 export interface NetworkOptions {
   ordersPerBlock: number;
+  bursts?: Bursts | undefined;
   startTime: bigint;
   blockIntervalNs: bigint;
   markets?: number;
@@ -153,7 +161,8 @@ export class OrderNetwork {
     }
     for (const book of this.books) this.updateAuction(book);
 
-    const average = this.opts.ordersPerBlock;
+    const bursts = this.opts.bursts;
+    const average = this.opts.ordersPerBlock * (bursts !== undefined && index % bursts.every < bursts.blocks ? bursts.factor : 1);
     const fresh = Math.round(average * (0.5 + this.rng.float()));
     let taken = 0;
     let made = 0;

@@ -11,7 +11,7 @@ import type { Order } from '../domain/order.js';
 import { busEventTypeOf } from '../ingest/codec.js';
 import type { BusEvent, EventBody } from '../ingest/events.js';
 import { ValidatorNetwork } from './bundles.js';
-import { OrderNetwork } from './network.js';
+import { OrderNetwork, type Bursts } from './network.js';
 import { Random } from './random.js';
 
 export interface SimulateOptions {
@@ -20,6 +20,8 @@ export interface SimulateOptions {
   blocks: number;
   /** Average number of new orders per block. */
   ordersPerBlock?: number;
+  /** Busier spells (none by default): the benchmarks' network of a realistic rate. */
+  bursts?: Bursts;
   chainId?: string;
   startHeight?: bigint;
   /** Unix ns of the first block, before its jitter (block times carry nanosecond digits). */
@@ -137,7 +139,7 @@ export function* simulateEvents(opts: SimulateOptions, shape: StreamShape = {}):
   const blockIntervalNs = opts.blockIntervalNs ?? DEFAULT_BLOCK_INTERVAL_NS;
   const ordersPerBlock = opts.ordersPerBlock ?? DEFAULT_ORDERS_PER_BLOCK;
 
-  const orders = new OrderNetwork(new Random(opts.seed, STREAM.orders), { ordersPerBlock, startTime, blockIntervalNs });
+  const orders = new OrderNetwork(new Random(opts.seed, STREAM.orders), { ordersPerBlock, startTime, blockIntervalNs, bursts: opts.bursts });
   const validators = new ValidatorNetwork(new Random(opts.seed, STREAM.validators), { startTime, blockIntervalNs });
   const rng = new Random(opts.seed, STREAM.blocks);
   const txPool: string[] = [];

@@ -23,13 +23,15 @@ import { ORDER_ID_BYTES } from './order-key.js';
 
 /**
  * The columns a reader selects, SQL both backends take, with the
- * market and party ids the row's numbers stand for; `h` is orders_history.
+ * market and party ids the row's numbers stand for; `h` is orders_history_kept,
+ * history as readers see it: what the store's retention keeps (schema: the
+ * embedded store's version 8, PostgreSQL's migration 5).
  */
 export const HISTORY_ROW_COLUMNS = 'h.height, h.seq, h.id_bytes, h.version, h.message, m.id AS market, p.id AS party';
 
 /** The FROM clause that goes with HISTORY_ROW_COLUMNS. */
 export const HISTORY_ROW_FROM =
-  'orders_history h LEFT JOIN markets m ON m.no = h.market_no LEFT JOIN parties p ON p.no = h.party_no';
+  'orders_history_kept h LEFT JOIN markets m ON m.no = h.market_no LEFT JOIN parties p ON p.no = h.party_no';
 
 /**
  * A row as HISTORY_ROW_COLUMNS reads it. The embedded store gives heights

@@ -51,7 +51,7 @@ export function versionStateStatement(id: string, version: bigint): Statement {
 
 /** Each version's last state: no later row of the same version. */
 const LAST_OF_VERSION =
-  'NOT EXISTS (SELECT 1 FROM orders_history AS l WHERE l.id_bytes = h.id_bytes AND l.version = h.version AND l.height > h.height)';
+  'NOT EXISTS (SELECT 1 FROM orders_history_kept AS l WHERE l.id_bytes = h.id_bytes AND l.version = h.version AND l.height > h.height)';
 
 function versionRange(range: KeyRange<OrderVersionKey>, params: SqlValue[]): string[] {
   const out: string[] = [];
@@ -84,7 +84,7 @@ export function versionsStatements(id: string, page: PageRequest<OrderVersionKey
   if (scans.beyond === undefined) return { rows };
   const beyondParams: SqlValue[] = [idBytes(id)];
   const beyondConditions = ['h.id_bytes = ?', ...versionRange(scanRange(scans.beyond), beyondParams)];
-  return { rows, beyond: { sql: `SELECT 1 FROM orders_history AS h WHERE ${beyondConditions.join(' AND ')} LIMIT 1`, params: beyondParams } };
+  return { rows, beyond: { sql: `SELECT 1 FROM orders_history_kept AS h WHERE ${beyondConditions.join(' AND ')} LIMIT 1`, params: beyondParams } };
 }
 
 /** A version's row as a page row: the node the list would print for that state, keyed by its version. */
@@ -102,7 +102,7 @@ export function changesStatement(after: bigint, upTo: bigint, maxBlocks: number)
   return {
     sql:
       `SELECT ${HISTORY_ROW_COLUMNS} FROM ${HISTORY_ROW_FROM} WHERE h.height > ? AND h.height <= (` +
-      'SELECT max(height) FROM (SELECT DISTINCT height FROM orders_history WHERE height > ? AND height <= ? ORDER BY height LIMIT ?) AS b' +
+      'SELECT max(height) FROM (SELECT DISTINCT height FROM orders_history_kept WHERE height > ? AND height <= ? ORDER BY height LIMIT ?) AS b' +
       ') ORDER BY h.height, h.seq',
     params: [u64(after), u64(after), u64(upTo), maxBlocks],
   };

@@ -5,6 +5,7 @@
  * the driver it uses, and starts the sooner (pg alone takes ~50 ms to load).
  */
 import { mkdirSync } from 'node:fs';
+import { refuseIncompleteEmbedded } from './incomplete.js';
 import { databasePath } from './location.js';
 import type { OpenOptions, QueryStore, StoreConfig, WriterOptions, WriteStore } from './store.js';
 
@@ -18,9 +19,10 @@ export async function openWriter(config: StoreConfig, options: WriterOptions = {
     const { PostgresWriter } = await import('./postgres/writer.js');
     return PostgresWriter.open(config.databaseUrl, options);
   }
+  refuseIncompleteEmbedded(config.dataDir);
   mkdirSync(config.dataDir, { recursive: true });
   const { SqliteWriter } = await import('./sqlite/writer.js');
-  return SqliteWriter.open(databasePath(config.dataDir));
+  return SqliteWriter.open(databasePath(config.dataDir), options);
 }
 
 /** Opens the configured store for queries; unless readOnly, it creates or migrates the schema first. */
@@ -30,6 +32,7 @@ export async function openStore(config: StoreConfig, options: OpenOptions = {}):
     const { openPostgresStore } = await import('./postgres/store.js');
     return openPostgresStore({ url: config.databaseUrl, readOnly, queryTimeoutMs: options.queryTimeoutMs, log: options.log });
   }
+  refuseIncompleteEmbedded(config.dataDir);
   if (!readOnly) mkdirSync(config.dataDir, { recursive: true });
   const { openSqliteStore } = await import('./sqlite/store.js');
   return openSqliteStore({ path: databasePath(config.dataDir), readOnly });

@@ -10,6 +10,7 @@ import type { BundleFilter, BundleKey } from '../domain/bundle.js';
 import type { OrderFilter, OrderKey, OrderVersionKey } from '../domain/order.js';
 import type { BlockChanges } from '../domain/order-stream.js';
 import type { BlockStamp, Page, PageRequest } from '../domain/page.js';
+import type { Retention, RetentionStatus } from '../domain/retention.js';
 
 /** Which store: the embedded one in a folder, or a PostgreSQL database. */
 export interface StoreConfig {
@@ -49,6 +50,23 @@ export interface WriterOptions {
   wait?: boolean;
   signal?: AbortSignal;
   onStandby?: () => void;
+  /**
+   * What the writer keeps (docs/compatibility.md, section 13): archive (the
+   * default) prunes nothing; a window is pruned by the writer, between groups.
+   */
+  retention?: Retention;
+  /**
+   * Told what an operator should know that stops nothing: a store pruned
+   * before with a shorter window than `retention` (what that pruned is gone),
+   * a long migration's progress.
+   */
+  onNotice?: (message: string) => void;
+  /**
+   * Told of each prune batch that pruned something: its rows, its
+   * milliseconds, commit included, and the milliseconds of CPU the writer
+   * thread spent on it (PostgreSQL's work is the server's, not counted).
+   */
+  onPruned?: (rows: number, ms: number, cpuMs: number) => void;
 }
 
 /** The newest block committed, stored in the same transaction as its rows. */
@@ -99,6 +117,8 @@ export interface QueryStore {
    */
   watchBlocks(onBlock: () => void): () => void;
   lastBlock(): Promise<CommittedBlock | undefined>;
+  /** What the store keeps and has pruned (the writer's retention as last stored), and its size; absent for a stand-in. */
+  retentionStatus?(): Promise<RetentionStatus>;
   /** The same without waiting, where the backend reads synchronously (the embedded store); absent elsewhere. */
   lastBlockSync?(): CommittedBlock | undefined;
   /** The connections of the store's pool, for the metrics; absent for a store without one. */
@@ -138,6 +158,12 @@ export interface WriteStore<B extends BlockGroup = BlockGroup> {
    * written once.
    */
   write(group: B): Promise<void>;
+  /**
+   * Resolves once nothing older than the retention's window at the last
+   * block is answered any more (at once under archive). The writer prunes
+   * between groups on its own; ingestion calls this before it ends.
+   */
+  prune(): Promise<void>;
   close(): Promise<void>;
 }
 

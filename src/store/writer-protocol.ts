@@ -8,6 +8,7 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { EarlierWriteFailedError, fromWire, toWire, type WireError } from '../errors.js';
+import { PruneTurns, type PruneStep } from './prune-turns.js';
 import type { CommittedBlock, StoredBlock } from './store.js';
 
 export type WriterRequest<G> =
@@ -20,6 +21,8 @@ export type WriterRequest<G> =
    * packed; it still takes its turn, and fails.
    */
   | { id: number; type: 'write'; group: G; after: number | undefined; error?: WireError }
+  /** Prune until nothing older than the window is answered any more. */
+  | { id: number; type: 'prune' }
   | { id: number; type: 'close' };
 
 /** The requests that expect a reply. */
@@ -29,6 +32,10 @@ export type WriterReply =
   | { type: 'standby' }
   | { type: 'opened' }
   | { type: 'openFailed'; error: WireError }
+  /** Something an operator should know that stops nothing (a store pruned with a shorter window, a migration's progress). */
+  | { type: 'notice'; message: string }
+  /** A prune batch done: its rows, its milliseconds, commit included, and the thread's CPU milliseconds (WriterOptions.onPruned). */
+  | { type: 'pruned'; rows: number; ms: number; cpuMs: number }
   | { type: 'reply'; id: number; value?: unknown; error?: WireError };
 
 /** A backend's write session, as its writer thread holds it. */
@@ -36,6 +43,8 @@ export interface WriteSession<G> {
   lastBlock(): CommittedBlock | undefined | Promise<CommittedBlock | undefined>;
   storedBlocks(from: bigint, to: bigint): Map<bigint, StoredBlock> | Promise<Map<bigint, StoredBlock>>;
   write(group: G): void | Promise<void>;
+  /** One batch of pruning (./prune-turns.ts); absent when the store keeps everything. */
+  prune?: PruneStep;
   close(): void | Promise<void>;
 }
 
@@ -43,6 +52,8 @@ export interface OpenContext {
   /** Aborted when the writer gives up opening (a standby told to stop). */
   signal: AbortSignal;
   onStandby: () => void;
+  /** Says something to the writer's caller (WriterOptions.onNotice). */
+  notice: (message: string) => void;
 }
 
 /**
@@ -69,6 +80,8 @@ class WriteOutcomes {
   }
 }
 
+const asMessage = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
 /**
  * Serves a writer thread: opens the session (answering `opened`, `standby`
  * or `openFailed`), then each request in turn, until `close`. `asError`
@@ -84,8 +97,11 @@ export function runWriterThread<G>(
   const abort = new AbortController();
   const requests: WriterCall<G>[] = [];
   let session: WriteSession<G> | undefined;
+  let pruning: PruneTurns | undefined;
   let busy = false;
+  let wake: NodeJS.Timeout | undefined;
   const outcomes = new WriteOutcomes();
+  const notice = (message: string) => post({ type: 'notice', message });
 
   const handle = (request: WriterCall<G>, s: WriteSession<G>): Promise<unknown> => {
     switch (request.type) {
@@ -96,23 +112,48 @@ export function runWriterThread<G>(
           if (request.error) throw fromWire(request.error);
           return s.write(request.group);
         });
+      case 'prune': return pruning === undefined ? Promise.resolve() : pruning.all();
       case 'close': return Promise.resolve(s.close());
     }
   };
 
-  // One at a time, in the order sent: a write is several statements, and a read slipped in would run inside its transaction.
+  /**
+   * One at a time, in the order sent: a write is several statements, and a
+   * read slipped in would run inside its transaction. Prune batches run
+   * between requests (./prune-turns.ts): after a write, as long as it took,
+   * while requests wait; when none waits, one at a time, the thread's event
+   * loop turning between them so that a request arriving meanwhile is
+   * served after the batch under way.
+   */
   const drain = async () => {
     if (busy || session === undefined) return;
     busy = true;
-    for (let request = requests.shift(); request !== undefined; request = requests.shift()) {
-      try {
-        post({ type: 'reply', id: request.id, value: await handle(request, session) });
-      } catch (e) {
-        post({ type: 'reply', id: request.id, error: toWire(asError(e)) });
+    clearTimeout(wake);
+    try {
+      for (;;) {
+        while (pruning?.wanted(requests.length > 0) === true) {
+          await pruning.batch();
+          if (requests.length === 0) break;
+        }
+        const request = requests.shift();
+        if (request === undefined) break;
+        const started = performance.now();
+        try {
+          post({ type: 'reply', id: request.id, value: await handle(request, session) });
+        } catch (e) {
+          post({ type: 'reply', id: request.id, error: toWire(asError(e)) });
+        }
+        if (request.type === 'close') {
+          pruning = undefined;
+          return port.close();
+        }
+        if (request.type === 'write') pruning?.wrote(performance.now() - started);
       }
-      if (request.type === 'close') return port.close();
+    } finally {
+      busy = false;
     }
-    busy = false;
+    const next = pruning?.nextInMs();
+    if (next !== undefined) wake = setTimeout(() => void drain(), next);
   };
 
   port.on('message', (request: WriterRequest<G>) => {
@@ -120,9 +161,17 @@ export function runWriterThread<G>(
     requests.push(request);
     void drain();
   });
-  open({ signal: abort.signal, onStandby: () => post({ type: 'standby' }) }).then(
+  open({ signal: abort.signal, onStandby: () => post({ type: 'standby' }), notice }).then(
     (opened) => {
       session = opened;
+      const step = opened.prune;
+      if (step !== undefined) {
+        pruning = new PruneTurns(
+          step,
+          (e) => notice(`pruning failed, and waits for the next block: ${asMessage(asError(e))}`),
+          (rows, ms, cpuMs) => post({ type: 'pruned', rows, ms, cpuMs }),
+        );
+      }
       post({ type: 'opened' });
       void drain();
     },

@@ -42,8 +42,12 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
   /** The last write sent whose reply has not come: the next write follows it. */
   private unsettledWrite: number | undefined;
 
-  private constructor(private readonly worker: Worker, name: string, private readonly pack: PackGroup<G>) {
+  private constructor(
+    private readonly worker: Worker, name: string, private readonly pack: PackGroup<G>, options: WriterOptions,
+  ) {
     worker.on('message', (reply: WriterReply) => {
+      if (reply.type === 'notice') options.onNotice?.(reply.message);
+      if (reply.type === 'pruned') options.onPruned?.(reply.rows, reply.ms, reply.cpuMs);
       if (reply.type !== 'reply') return;
       const pending = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
@@ -73,6 +77,7 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
       await new Promise<void>((resolve, reject) => {
         onMessage = (m) => {
           if (m.type === 'standby') options.onStandby?.();
+          else if (m.type === 'notice') options.onNotice?.(m.message);
           else if (m.type === 'opened') resolve();
           else if (m.type === 'openFailed') reject(fromWire(m.error));
         };
@@ -87,7 +92,7 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
       signal?.removeEventListener('abort', abort);
       worker.off('message', onMessage!).off('error', onError!).off('exit', onExit!);
     }
-    return new StoreWriter<G>(worker, name, pack);
+    return new StoreWriter<G>(worker, name, pack, options);
   }
 
   async lastBlock(): Promise<CommittedBlock | undefined> {
@@ -129,6 +134,11 @@ export class StoreWriter<G> implements WriteStore<GroupRows> {
     );
     done.then(settled, settled);
     await done;
+  }
+
+  /** Resolves once nothing older than the retention's window is answered any more (at once for archive). */
+  async prune(): Promise<void> {
+    await this.call({ type: 'prune' });
   }
 
   /** Waits for the calls sent, ends the session and the thread; nothing to do once it is gone. */

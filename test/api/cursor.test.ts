@@ -62,10 +62,11 @@ test('malformed cursor text is refused, never thrown on', () => {
 });
 
 test('encoding refuses an id it could not carry faithfully', () => {
-  assert.throws(() => orderCursors.encode({ createdAt: 1n, id: 'network' }));
-  assert.throws(() => orderCursors.encode({ createdAt: 1n, id: 'z'.repeat(64) }));
-  assert.throws(() => orderCursors.encode({ createdAt: 1n, id: hexId('0', 1).slice(0, 62) + 'zz' }));
-  assert.throws(() => bundleCursors.encode({ timestamp: 1n, signatureId: hexId('0', 1) + '00' }));
+  const refused = { code: 'LQ_INTERNAL', message: /^cannot encode a cursor for id ".*": not 64 hex characters$/ };
+  assert.throws(() => orderCursors.encode({ createdAt: 1n, id: 'network' }), refused);
+  assert.throws(() => orderCursors.encode({ createdAt: 1n, id: 'z'.repeat(64) }), refused);
+  assert.throws(() => orderCursors.encode({ createdAt: 1n, id: hexId('0', 1).slice(0, 62) + 'zz' }), refused);
+  assert.throws(() => bundleCursors.encode({ timestamp: 1n, signatureId: hexId('0', 1) + '00' }), refused);
 });
 
 test('decoded ids are lowercase 64-hex', () => {

@@ -5,16 +5,11 @@
  * answers for the real recording (section 10, "The real network's recording").
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
 import type { Block } from '../../src/domain/block.js';
 import { STATUS } from '../../src/domain/enums.js';
 import type { OrderFilter, OrderKey } from '../../src/domain/order.js';
 import type { PageRequest, PageRow } from '../../src/domain/page.js';
-import { BlockAssembler } from '../../src/ingest/assembler.js';
-import { decodeBusEvent } from '../../src/ingest/codec.js';
-import { RecordSplitter } from '../../src/ingest/framing.js';
 import type { QueryStore } from '../../src/store/store.js';
 import {
   bundleJson,
@@ -26,6 +21,7 @@ import {
   packSignatures,
   pageOf,
 } from '../support/model.js';
+import { readModelBlocks } from '../support/model-events.js';
 import { REAL, realRecording } from '../support/real-recording.js';
 import { T0, hexId, makeBlock, makeOrder, makeSignature, makeSignerAdded } from './fixtures.js';
 
@@ -338,23 +334,11 @@ test('pageOf with a cursor between rows or beyond the ends', () => {
   assert.deepEqual(pageOf(tied, compareOrderKeys, { newestFirst: false, mode: 'first', limit: 5, cursor: mid }).rows.map((r) => r.json), ['1']);
 });
 
-/** The blocks of an event file, decoded and assembled (only whole blocks). */
-function blocksOfRecording(path: string): Block[] {
-  const splitter = new RecordSplitter();
-  splitter.push(gunzipSync(readFileSync(path)));
-  const assembler = new BlockAssembler();
-  const blocks: Block[] = [];
-  for (let r = splitter.next(); r !== undefined; r = splitter.next()) {
-    const block = assembler.push(decodeBusEvent(r.event));
-    if (block !== undefined) blocks.push(block);
-  }
-  return blocks;
-}
-
 test('over the real recording, the model answers what the original data node answers (facts, section 7)', async (t) => {
   const path = realRecording(t);
   if (path === undefined) return;
-  const blocks = blocksOfRecording(path);
+  // The model's own reading of the file: its protobuf reader and block assembly, none of src/ingest.
+  const blocks = readModelBlocks(path);
   assert.equal(blocks.length, 1088, 'every block, height 1 twice');
   const store = createModelStore(blocks);
   const last = await store.lastBlock();

@@ -141,6 +141,7 @@ test('the flags of earlier versions keep their names and defaults', () => {
       'answer-cache-mb', 'head-timeout', 'idle-timeout', 'max-connections', 'max-header-kb', 'max-list-values', 'query-timeout',
       'rate-limit', 'rate-limit-burst', 'trusted-proxies', 'cors-origins', 'cors-max-age', 'ready-max-lag'],
     ingest: ['data-dir', 'database-url', 'allow-gaps', 'accept-unverified'],
+    copy: ['from', 'to'],
     simulate: ['out', 'blocks', 'seed', 'orders-per-block'],
     demo: ['port', 'host', 'data-dir', 'database-url', 'blocks', 'seed', 'workers'],
   };

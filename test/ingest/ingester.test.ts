@@ -6,6 +6,7 @@ import { incompleteBlockMessage, ingest } from '../../src/ingest/ingester.js';
 import { heightRanges } from '../../src/ingest/stored-blocks.js';
 import type { EventSource } from '../../src/ingest/source.js';
 import { CHAIN, blockEvents, blockHash, blockTime, order } from '../support/events.js';
+import { within } from '../support/fuzz.js';
 import { BlockList, RecordingStore } from '../support/recording-store.js';
 
 function source(events: BusEvent[]): EventSource {
@@ -219,8 +220,8 @@ test('blocks are committed as soon as the source is idle', async () => {
   const { source: src, release } = stalling([blocks(1n, 2n)]);
   const store = new RecordingStore();
   const done = ingest(src, store, { commit: { maxBlocks: 100, idleMs: 10, maxDelayMs: 60_000 } });
-  const started = performance.now();
-  while (store.blocks.length < 2 && performance.now() - started < 2000) await new Promise((r) => setTimeout(r, 5));
+  // The source waits for ever: only its being idle can commit them. The deadline only stops a hang.
+  await within(30_000, 'the commit of an idle source\'s blocks', store.written(2));
   assert.deepEqual(store.commits, [2], 'both blocks in one commit, made while the source still waits');
   release();
   await done;
@@ -228,22 +229,22 @@ test('blocks are committed as soon as the source is idle', async () => {
 });
 
 test('a block is committed within the commit delay even while the source keeps delivering', async () => {
-  const ticks: bigint[] = [];
+  // A block every 15 ms of the test's clock, never a pause: the 40 ms delay alone makes the commits.
+  let now = 0;
   const src: EventSource = {
     name: 'test://busy', unit: 'message',
     async *events() {
       for (let h = 1n; h <= 6n; h++) {
-        await new Promise((r) => setTimeout(r, 15));
-        ticks.push(h);
+        now += 15;
         yield { events: blocks(h).map((event, offset) => ({ event, offset })) };
       }
     },
   };
   const store = new RecordingStore();
-  await ingest(src, store, { commit: { maxBlocks: 100, idleMs: 60_000, maxDelayMs: 40 } });
-  assert.deepEqual(store.blocks.map((b) => b.height), ticks);
-  assert.ok(store.commits.length >= 2, `several commits, not one at the end: ${store.commits}`);
-  assert.ok(Math.max(...store.commits) < 6);
+  await ingest(src, store, { commit: { maxBlocks: 100, idleMs: 60_000, maxDelayMs: 40 }, now: () => now });
+  assert.deepEqual(store.blocks.map((b) => b.height), [1n, 2n, 3n, 4n, 5n, 6n]);
+  // Block 1 came at 15 ms: due at 55, so block 4 (at 60) is added to a due group; blocks 5 and 6 wait for the end.
+  assert.deepEqual(store.commits, [4, 2]);
 });
 
 test('stopping, at a fault or on request, first commits every complete block read', async () => {
@@ -429,17 +430,27 @@ test('a different hash stays a warning; blocks without a hash or stored without 
   assert.deepEqual(old.blocks.map((b) => b.height), [1n, 2n, 3n]);
 });
 
-test('after a mismatch, a source with nothing more for a second ends ingestion; so does a fault, naming both', async () => {
+test('after a mismatch, a source with nothing more for a second ends ingestion; so does a fault, naming both', async (t) => {
   const store = new RecordingStore();
   await ingest(source([1n, 2n, 3n].flatMap((h) => priced(h))), store);
   // A --follow file read to its end, or a core that resent its backlog: it does not end by itself.
   const { source: src, release } = stalling([[1n, 2n].flatMap((h) => priced(h, h === 2n ? '1' : '100'))]);
-  const started = performance.now();
-  await assert.rejects(ingest(src, store), (e: unknown) =>
+  // The second is the timers' own, moved by the test: the only timer set is the one that waits for the idle source.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  let ended = false;
+  const ingesting = ingest(src, store).finally(() => (ended = true));
+  ingesting.catch(() => undefined); // awaited below
+  const settle = async () => {
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+  };
+  await settle();
+  t.mock.timers.tick(999);
+  await settle();
+  assert.equal(ended, false, 'still waiting for the source 999 ms on');
+  t.mock.timers.tick(1);
+  await assert.rejects(ingesting, (e: unknown) =>
     e instanceof StoredBlockMismatchError &&
       /^block 2 is stored with other content .*; nothing more was written, and blocks after 2 were not compared: the source had nothing more for 1 s\./.test(e.message));
-  const waited = performance.now() - started;
-  assert.ok(waited >= 900 && waited < 5000, `${waited} ms`);
   release();
 
   const broken: EventSource = {

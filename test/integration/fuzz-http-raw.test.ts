@@ -197,10 +197,13 @@ function checkEnveloped(c: { name: string; end?: boolean; write?: RawWrite }, an
   saysClose();
 }
 
-/** A slow case until the server closes it (or the deadline); any other until its answer, and a moment more to see whether the server closes. */
-const exchange = (c: RawCase, linger = true) => rawExchange(port, c.write, c.slow
+/**
+ * A slow case until the server closes it (or the deadline); any other until its answer, and, where the client did not
+ * half-close, whether the server keeps the connection (a good request follows on it).
+ */
+const exchange = (c: RawCase, followUp = true) => rawExchange(port, c.write, c.slow
   ? { deadlineMs: RAW_DEADLINE_MS, untilClose: true }
-  : { deadlineMs: PROMPT_MS, end: c.end ?? false, ...(linger ? { lingerMs: 300 } : {}) });
+  : { deadlineMs: PROMPT_MS, end: c.end ?? false, ...(followUp && c.end !== true ? { followUp: getRequest('/health') } : {}) });
 
 test('SURVIVES: every malformed request: never a server error, and the server answers the next good one', async (t) => {
   const statuses = new Tally();

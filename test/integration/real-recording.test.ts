@@ -3,8 +3,8 @@
  * through every source a user has: the gzip file as it is, the event file, a
  * pipe, the same events as NDJSON on stdin, and a core pushing them over the
  * nanomsg socket. Each store must answer, through the real `serve`, what the
- * original data node answers for this file (facts sheet, section 7), and all
- * of them the same bytes, on either backend.
+ * original data node answers for this file (docs/compatibility.md, section
+ * 10), and all of them the same bytes, on either backend.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import type { Block } from '../../src/domain/block.js';
 import { blockDigest } from '../../src/domain/block-digest.js';
@@ -21,7 +20,7 @@ import { decodeBusEvent } from '../../src/ingest/codec.js';
 import { RecordSplitter } from '../../src/ingest/framing.js';
 import { busEventToJson } from '../../src/ingest/json-codec.js';
 import { BACKENDS, type FreshStore } from '../support/backends.js';
-import { CLI, runCli, startServe, type RunningServer } from '../support/cli.js';
+import { CLI, eventually, runCli, startServe, type RunningServer } from '../support/cli.js';
 import { historyRowOrder } from '../../src/store/history-row.js';
 import { HISTORY_SQL, restoredMessage, type StoredHistoryRow } from '../support/history.js';
 import { REAL, realRecording } from '../support/real-recording.js';
@@ -268,13 +267,11 @@ for (const backend of BACKENDS) test(`the real recording, through every source, 
       const status = async () => (await fetch(`${server.url}/api/v2/ingest/status`)).json() as
         Promise<{ listening?: { port: number }; lastBlock?: { height: string }; blocksAlreadyStored: number; blocksWithOtherHash: number }>;
       let port: number | undefined;
-      for (let i = 0; i < 250 && port === undefined; i++, await sleep(20)) port = (await status()).listening?.port;
-      assert.ok(port, 'the socket listens');
-      const core = await SpClient.connect(port);
+      await eventually('the socket to listen', async () => (port = (await status()).listening?.port) !== undefined, 30_000);
+      const core = await SpClient.connect(port!);
       for (const bytes of events) await core.send(bytes);
       let s = await status();
-      for (let i = 0; i < 500 && s.lastBlock?.height !== '1087'; i++, await sleep(20)) s = await status();
-      assert.equal(s.lastBlock?.height, '1087');
+      await eventually('block 1087 stored', async () => (s = await status()).lastBlock?.height === '1087', 120_000);
       assert.equal(s.blocksAlreadyStored, 1);
       assert.equal(s.blocksWithOtherHash, 1, 'the status says height 1 came with another hash');
       assert.match(server.output(), new RegExp(`${REAL.firstHashes[1]}.*${REAL.firstHashes[0]}`), 'the warning is logged');

@@ -9,8 +9,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { runCli, startServe, type RunningServer } from '../support/cli.js';
+import { eventually, runCli, startServe, type RunningServer } from '../support/cli.js';
+import { assembleBlocks, eventRecords } from '../support/model-events.js';
+import { decodeEvent } from '../support/model-protobuf.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-workers-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,6 +31,12 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
     req.setTimeout(5000, () => req.destroy(new Error(`no answer in 5 s: ${url}`)));
     req.end();
   });
+}
+
+/** The last block the writer committed, as its ingest status says. */
+async function ingestHeight(server: RunningServer): Promise<string | undefined> {
+  const status = JSON.parse((await get(`${server.url}/api/v2/ingest/status`)).body) as { lastBlock?: { height: string } };
+  return status.lastBlock?.height;
 }
 
 /** The pids that logged a completed request. */
@@ -57,24 +64,21 @@ test('two workers answer the same bytes, and each sees a block as soon as it com
   );
   try {
     // Both workers listening first: until the second does, the first gets every connection.
-    for (let i = 0; i < 200 && server.output().split('Server listening at').length < 3; i++) await sleep(20);
+    await server.outputLines(/Server listening at/, 2);
     const url = `${server.url}/api/v2/orders?pagination.first=20`;
-    // Whatever whole blocks the first part holds, once ingested.
-    let first = await get(url);
-    for (let i = 0, last = ''; i < 200; i++, await sleep(50)) {
-      first = await get(url);
-      if (first.height !== '0' && first.height === last) break;
-      last = first.height;
-    }
-    assert.ok(Number(first.height) > 5 && Number(first.height) < 40, first.height);
+    // The last whole block of the first part, as the model reads it: ingested once the status says so.
+    const lastWhole = String(assembleBlocks(eventRecords(bytes.subarray(0, cut)).map(decodeEvent)).at(-1)!.height);
+    assert.ok(Number(lastWhole) > 5 && Number(lastWhole) < 40, lastWhole);
+    await eventually(`block ${lastWhole} stored`, async () => ingestHeight(server).then((h) => h === lastWhole), 30_000);
+    const first = await get(url);
+    assert.equal(first.height, lastWhole);
     const answers = await Promise.all(Array.from({ length: 30 }, () => get(url)));
     for (const a of answers) assert.deepEqual(a, first, 'every worker, the same answer');
     assert.equal(servingPids(server).size, 2, 'both workers answered');
 
     appendFileSync(file, bytes.subarray(cut));
     let latest = await get(url);
-    for (let i = 0; i < 200 && latest.height !== '40'; i++, await sleep(25)) latest = await get(url);
-    assert.equal(latest.height, '40');
+    await eventually('a worker to answer block 40', async () => (latest = await get(url)).height === '40', 30_000);
     assert.notEqual(latest.body, first.body);
     // Once one worker shows block 40, every worker does: none keeps serving its earlier answer.
     const after = await Promise.all(Array.from({ length: 30 }, () => get(url, { 'if-none-match': first.etag })));
@@ -96,17 +100,17 @@ test('a worker that dies is replaced; the others serve meanwhile', async () => {
   try {
     const url = `${server.url}/api/v2/orders?pagination.first=3`;
     // Both listening first: with none left, the port itself would close.
-    for (let i = 0; i < 200 && server.output().split('Server listening at').length < 3; i++) await sleep(20);
+    await server.outputLines(/Server listening at/, 2);
     await Promise.all(Array.from({ length: 20 }, () => get(url)));
     const [victim] = [...servingPids(server)];
     process.kill(victim!, 'SIGKILL');
     // A connection handed to the worker as it died is lost with it (node:cluster); the ones after are served.
-    let replaced = false;
-    for (let i = 0; i < 100 && !replaced; i++, await sleep(50)) replaced = /exited \(SIGKILL\); starting another/.test(server.output());
-    assert.ok(replaced, 'the primary notices and starts another worker');
+    await server.outputLines(/exited \(SIGKILL\); starting another/);
     for (let i = 0; i < 20; i++) assert.equal((await get(url)).status, 200, 'served meanwhile');
-    for (let i = 0; i < 200 && servingPids(server).size < 3; i++, await sleep(20)) await get(url);
-    assert.equal(servingPids(server).size, 3, 'the new worker answers too');
+    await eventually('the new worker to answer too', async () => {
+      await get(url);
+      return servingPids(server).size === 3;
+    }, 30_000);
   } finally {
     await server.stop();
   }
@@ -133,7 +137,7 @@ test('workers run with small V8 semi-spaces unless the user sets them', { skip: 
   for (const [env, want] of [[{}, '--max-semi-space-size=2'], [{ NODE_OPTIONS: '--max-semi-space-size=8' }, undefined]] as const) {
     const server = await startServe(['--data-dir', join(dir, 'store'), '--workers', '2', '--no-ingest'], env);
     try {
-      for (let i = 0; i < 200 && server.output().split('Server listening at').length < 3; i++) await sleep(20);
+      await server.outputLines(/Server listening at/, 2);
       const flags = workerFlags(server);
       assert.equal(flags.length, 2, 'two workers');
       for (const f of flags) assert.deepEqual(f.filter((a) => a.startsWith('--max-semi-space-size')), want ? [want] : [], JSON.stringify(env));

@@ -30,8 +30,10 @@ test('samplers stay in range and look uniform', () => {
   assert.match(r.hex(40), /^[0-9a-f]{40}$/);
   assert.match(r.hex(5), /^[0-9a-f]{5}$/);
   assert.equal(r.bytes(65).length, 65);
-  const big = r.uint64();
-  assert.ok(big >= 0n && big < 2n ** 64n);
+  // Uniform over 64 bits: every draw in range, and both halves of the range met (each misses 1,000 draws with odds 2^-1000).
+  const bigs = Array.from({ length: 1000 }, () => r.uint64());
+  assert.ok(bigs.every((b) => b >= 0n && b < 2n ** 64n), 'every draw is a uint64');
+  assert.ok(bigs.some((b) => b >= 2n ** 63n) && bigs.some((b) => b < 2n ** 63n), 'the high bit is drawn too');
 });
 
 test('the Zipf sampler favours low ranks heavily', () => {
@@ -41,7 +43,12 @@ test('the Zipf sampler favours low ranks heavily', () => {
   for (let i = 0; i < 100_000; i++) counts[z.sample(r)]!++;
   assert.ok(counts[0]! > 10_000, `top ${counts[0]}`);
   assert.ok(counts[0]! > 100 * counts[500]!, 'rank 1 far above rank 500');
-  assert.ok(counts[999]! >= 0 && counts.every((c) => c >= 0));
+  // Every draw a rank of the 1,000: a rank outside would have been counted past the end.
+  assert.equal(counts.length, 1000);
+  assert.equal(counts.reduce((a, b) => a + b, 0), 100_000);
+  // Rank k + 1 is drawn in proportion to 1 / (k + 1)^1.1: rank 1 about 2^1.1 = 2.14 times as often as rank 2.
+  const ratio = counts[0]! / counts[1]!;
+  assert.ok(ratio > 2.0 && ratio < 2.3, `rank 1 / rank 2 = ${ratio}`);
 });
 
 test('weighted choice follows its weights and ignores zero weights', () => {

@@ -52,5 +52,6 @@ test("orderVersionOf reads field 16 of a message, whole or less its leading ids,
     assert.equal(orderVersionOf(message.subarray(leadingIdBytes(message, { id: o.id, market: o.marketId, party: o.partyId }))), version);
   }));
   assert.equal(orderVersionOf(new Uint8Array(0)), 0n, 'absent: 0');
-  assert.throws(() => orderVersionOf(Buffer.of(0x0a, 0x40, 1)), 'bytes that are not a message');
+  // A length past the end: protobufjs's reader refuses it.
+  assert.throws(() => orderVersionOf(Buffer.of(0x0a, 0x40, 1)), { name: 'RangeError', message: /index out of range/ }, 'bytes that are not a message');
 });

@@ -23,6 +23,12 @@ export interface RunningServer {
   child: ChildProcess;
   /** Everything the server logged so far. */
   output: () => string;
+  /**
+   * Resolves with the lines of the output matching `pattern` once there are
+   * `count` of them, checked as output arrives; fails if the server exits
+   * first or after `timeoutMs`, which only stops a test that would hang.
+   */
+  outputLines: (pattern: RegExp, count?: number, timeoutMs?: number) => Promise<string[]>;
   stop: () => Promise<void>;
 }
 
@@ -36,11 +42,12 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    // A server that does not start in time is killed: left running, it would keep the test's process, and the suite, alive.
+    // A server that does not start in time is killed: left running, it would keep the test's process, and the suite,
+    // alive. The time only stops a hang: four started at once on a loaded 2-core machine have taken over 30 s.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`serve did not start within 30 s:\n${out}`));
-    }, 30_000);
+      reject(new Error(`serve did not start within 120 s:\n${out}`));
+    }, 120_000);
     const check = () => {
       const m = /listening at (http:\/\/[\d.:[\]a-z]+)/i.exec(out);
       if (m) {
@@ -55,8 +62,36 @@ export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): P
       reject(new Error(`serve exited with ${code}:\n${out}`));
     });
   });
+  const matching = (pattern: RegExp) => out.split('\n').filter((line) => pattern.test(line));
+  const outputLines = (pattern: RegExp, count = 1, timeoutMs = 30_000) => new Promise<string[]>((resolve, reject) => {
+    const check = () => {
+      const lines = matching(pattern);
+      if (lines.length < count) return;
+      settle();
+      resolve(lines);
+    };
+    const exited = () => {
+      settle();
+      reject(new Error(`serve exited before ${count} lines matching ${pattern}:\n${out}`));
+    };
+    const timer = setTimeout(() => {
+      settle();
+      reject(new Error(`no ${count} lines matching ${pattern} within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    const settle = () => {
+      clearTimeout(timer);
+      child.stdout.off('data', check);
+      child.stderr.off('data', check);
+      child.off('exit', exited);
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+    child.once('exit', exited);
+    check();
+    if (child.exitCode !== null || child.signalCode !== null) exited();
+  });
   return {
-    url, child, output: () => out,
+    url, child, output: () => out, outputLines,
     stop: () => new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
       child.once('exit', () => resolve());

@@ -1,7 +1,8 @@
 /**
- * A store written today, turned back into what the previous schema kept
- * (the embedded store's version 6, PostgreSQL's migration 3), for the
- * migration tests: order history as one row per order and block, keyed by
+ * A store written today, turned back into what earlier schemas kept, for
+ * the migration tests: before retention (the embedded store's version 7,
+ * PostgreSQL's migration 4), history in one table, no retention row, no
+ * view of it; and before that (version 6, migration 3): order history as one row per order and block, keyed by
  * (block time, id) and holding the order's last state in the block (of two
  * blocks with one time, the later one's: as that version wrote them), and
  * no indexes on signer_removed. Bundle rows stay as written: a test that
@@ -16,8 +17,15 @@ import { query } from './postgres.js';
 
 const REMOVED_INDEXES = ['signer_removed_by_time', 'signer_removed_by_validator', 'signer_removed_by_epoch', 'signer_removed_by_submitter'];
 
+/** The embedded store as version 7 left it: no retention row, no view of history; user_version 7. */
+export function sqliteToVersion7(db: Database.Database): void {
+  db.exec('DROP VIEW orders_history_kept; DROP TABLE retention;');
+  db.pragma('user_version = 7');
+}
+
 /** orders_history as the embedded store's version 5 created it; user_version 6. */
 export function sqliteToVersion6(db: Database.Database): void {
+  sqliteToVersion7(db);
   db.exec(`
     ${REMOVED_INDEXES.map((i) => `DROP INDEX ${i};`).join('\n')}
     CREATE TABLE orders_history_v6 (
@@ -38,8 +46,35 @@ export function sqliteToVersion6(db: Database.Database): void {
   db.pragma('user_version = 6');
 }
 
+/** PostgreSQL as migration 4 left it: history in one table, no retention row, resting rows or view; schema_migrations up to 4. */
+export async function postgresToVersion4(url: string): Promise<void> {
+  await query(url, `
+    BEGIN;
+    DROP VIEW orders_history_kept;
+    DROP TABLE orders_history_resting, retention;
+    CREATE TABLE orders_history_v4 (
+      height NUMERIC(20) NOT NULL,
+      seq INTEGER NOT NULL,
+      id_bytes BYTEA NOT NULL,
+      version NUMERIC(20) NOT NULL,
+      market_no INTEGER,
+      party_no INTEGER,
+      message BYTEA NOT NULL,
+      PRIMARY KEY (height, seq)
+    );
+    INSERT INTO orders_history_v4 SELECT height, seq, id_bytes, version, market_no, party_no, message FROM orders_history;
+    DROP TABLE orders_history;
+    ALTER TABLE orders_history_v4 RENAME TO orders_history;
+    ALTER INDEX orders_history_v4_pkey RENAME TO orders_history_pkey;
+    CREATE UNIQUE INDEX orders_history_by_order ON orders_history (id_bytes, version, height);
+    DELETE FROM schema_migrations WHERE version >= 5;
+    COMMIT;
+  `);
+}
+
 /** orders_history as PostgreSQL's migrations 1 and 2 made it; schema_migrations up to 3. */
 export async function postgresToVersion3(url: string): Promise<void> {
+  await postgresToVersion4(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

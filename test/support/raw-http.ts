@@ -26,8 +26,14 @@ export interface RawOptions {
   deadlineMs: number;
   /** Half-close after writing (FIN), as a client that has nothing more to say. */
   end?: boolean;
-  /** Once the answer is complete, wait this long for the server to close the connection (`closed` says whether it did). */
-  lingerMs?: number;
+  /**
+   * Once the answer is complete, find out whether the server keeps the
+   * connection: an answer saying `Connection: close` is followed to the
+   * close; any other, by this request on the same connection, which the
+   * server answers if it kept it (`closed` false) and does not if it closed
+   * it (`closed` true). Events, not a time to wait for a close.
+   */
+  followUp?: Buffer;
   /** Wait for the server to close the connection (or the deadline), answer or not. */
   untilClose?: boolean;
 }
@@ -89,21 +95,30 @@ export function rawExchange(port: number, write: RawWrite, opts: RawOptions): Pr
     const socket = connect({ host: '127.0.0.1', port });
     const received: Buffer[] = [];
     let done = false;
-    let lingering: NodeJS.Timeout | undefined;
+    /** The first answer's bytes, once it is complete and the follow-up is under way. */
+    let first: Buffer | undefined;
     const finish = (closed: boolean, force = false) => {
       if (done) return;
-      const bytes = Buffer.concat(received);
+      const bytes = first ?? Buffer.concat(received);
       const parsed = parse(bytes, closed, head);
       if (!force && (parsed === undefined || opts.untilClose)) return;
-      if (!force && opts.lingerMs !== undefined) {
-        lingering ??= setTimeout(() => finish(false, true), opts.lingerMs);
+      if (!force && opts.followUp !== undefined) {
+        if (first === undefined) {
+          first = bytes;
+          if (!/close/i.test(parsed!.headers.connection ?? '')) socket.write(opts.followUp);
+        } else if (Buffer.concat(received).length > first.length) {
+          return settle(parsed, false);
+        }
         return;
       }
+      settle(parsed, closed);
+    };
+    const settle = (parsed: ReturnType<typeof parse>, closed: boolean) => {
       done = true;
       clearTimeout(timer);
-      clearTimeout(lingering);
       socket.destroy();
-      resolve({ ...(parsed ?? { headers: {}, body: Buffer.alloc(0) }), received: bytes, closed, ms: Date.now() - started });
+      const bytes = first ?? Buffer.concat(received);
+      resolve({ ...(parsed ?? parse(bytes, true, head) ?? { headers: {}, body: Buffer.alloc(0) }), received: bytes, closed, ms: Date.now() - started });
     };
     const timer = setTimeout(() => finish(false, true), opts.deadlineMs);
     socket.on('data', (chunk: Buffer) => {

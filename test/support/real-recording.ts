@@ -1,6 +1,7 @@
 /**
- * The real network's own recording (facts sheet, section 7), read where it
- * lies, beside the repository (../shared/fixtures); never copied into it.
+ * The real network's own recording (docs/compatibility.md, section 10), read
+ * where it lies, beside the repository (../shared/fixtures); never copied
+ * into it.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 /** From dist/test/support/ up to the repository, then beside it. */
 export const REAL_RECORDING = fileURLToPath(new URL('../../../../shared/fixtures/system_tests.evt.gz', import.meta.url));
 
-/** What the original data node answers for it (facts sheet, section 7). */
+/** What the original data node answers for it (docs/compatibility.md, section 10). */
 export const REAL = {
   chainId: 'testnet-001',
   lastHeight: 1087n,

@@ -23,6 +23,7 @@ export class RecordingStore implements WriteStore<BlockList> {
     return new Map(kept.map((b) => [b.height, { hash: b.hash, digest: blockDigest(b) }]));
   }
   readonly commits: number[] = [];
+  private waiting: { blocks: number; resolve: () => void }[] = [];
   newGroup() {
     return new BlockList();
   }
@@ -32,6 +33,14 @@ export class RecordingStore implements WriteStore<BlockList> {
       this.last = { height: block.height, time: block.time, chainId: block.chainId, hash: block.hash };
     }
     this.commits.push(blocks.length);
+    this.waiting = this.waiting.filter((w) => (this.blocks.length >= w.blocks ? w.resolve() : true));
   }
+  /** Resolves once `n` blocks are written: a test waits on the write itself, not on time. */
+  written(n: number): Promise<void> {
+    if (this.blocks.length >= n) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push({ blocks: n, resolve }));
+  }
+  /** Keeps everything, as an archive store. */
+  async prune() {}
   async close() {}
 }

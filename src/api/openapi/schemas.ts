@@ -183,8 +183,18 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     eventsPerSecond: { type: 'integer' },
     skipped: object({ outsideBlock: { type: 'integer' }, byType: { type: 'object', additionalProperties: { type: 'integer' } } }),
     secondsSinceRead: { type: 'number', description: 'While the source runs: seconds since it last gave an event (or since it was opened).' },
+    retention: object({
+      retention: { type: 'string', description: 'What the store\'s writer was last started with: `archive`, `standard`, `lite` or a window (`30d`).' },
+      prunedWith: { type: 'string', description: 'The window the store was last pruned with, if it ever was.' },
+      oldestKeptBlock: object({ height: uint64('Block height.'), time: int64('Block time, Unix ns.') }, [],
+        'The oldest block whose changes are all kept: a stream may resume from the block before it.'),
+      rowsPruned: uint64('History and current rows pruned since the store was created.'),
+      pruneSeconds: { type: 'number', description: 'Writer time spent pruning since the store was created.' },
+      longestBatchSeconds: { type: 'number', description: 'The longest prune batch.' },
+      storeBytes: { type: 'integer', description: 'Bytes the store takes: the embedded store\'s files, or the PostgreSQL database.' },
+    }, ['prunedWith', 'oldestKeptBlock'], 'What the store keeps (README "Retention").'),
   }, [
     'source', 'state', 'error', 'listening', 'lastBlock', 'lagSeconds', 'heightRead', 'events', 'blocksCommitted',
-    'blocksAlreadyStored', 'blocksWithOtherHash', 'incompleteBlock', 'eventsPerSecond', 'skipped', 'secondsSinceRead',
+    'blocksAlreadyStored', 'blocksWithOtherHash', 'incompleteBlock', 'eventsPerSecond', 'skipped', 'secondsSinceRead', 'retention',
   ]),
 };

@@ -5,6 +5,10 @@
  */
 import pg from 'pg';
 import { UnsupportedDatabaseError } from '../../errors.js';
+import { incompleteError } from '../incomplete.js';
+
+/** The table that marks a database a copy is building, or left incomplete (./copy-target.ts). */
+export const COPY_MARK = 'lq_copy_incomplete';
 
 const INT8_OID = 20;
 
@@ -94,15 +98,18 @@ export const OLDEST_SERVER = 130000;
 
 /**
  * Run once per store or writer as it opens: fails on a server older than we
- * support, and unless the session runs with our settings: something between
+ * support, on a database a copy left incomplete, and unless the session runs with our settings: something between
  * us and the server (a connection pooler, say) may drop the startup options,
  * and then every page would be JIT-compiled and planned without our rules.
  */
-export async function checkSession(client: pg.ClientBase): Promise<void> {
-  const { rows } = await client.query<{ num: string; version: string; jit: string }>(
-    `SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version, current_setting('jit') AS jit`,
+export async function checkSession(client: pg.ClientBase, options: { allowIncomplete?: boolean } = {}): Promise<void> {
+  const { rows } = await client.query<{ num: string; version: string; jit: string; incomplete: boolean }>(
+    `SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version, current_setting('jit') AS jit,
+       to_regclass('${COPY_MARK}') IS NOT NULL AS incomplete`,
   );
-  const { num, version, jit } = rows[0]!;
+  const { num, version, jit, incomplete } = rows[0]!;
+  // A copy cut short may hold part of the data (../copy/): refused before anything reads or migrates it.
+  if (incomplete && options.allowIncomplete !== true) throw incompleteError(`PostgreSQL database ${(client as pg.ClientBase & { database?: string }).database ?? ''}`);
   if (Number(num) < OLDEST_SERVER) {
     throw new UnsupportedDatabaseError(`PostgreSQL ${version} is older than ledger-query supports: use PostgreSQL ${OLDEST_SERVER / 10000} or newer`);
   }

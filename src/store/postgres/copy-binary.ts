@@ -9,7 +9,8 @@
 import type { PackedHistory } from '../rows.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-const HEADER_BYTES = SIGNATURE.byteLength + 8;
+/** The signature, flags and an empty header extension, which open the data; a trailer (-1, 2 bytes) closes it. */
+export const HEADER_BYTES = SIGNATURE.byteLength + 8;
 const NBASE = 10_000n;
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 /** A NUMERIC's header (8 bytes) and the five base-10000 digits of a 64-bit value at most. */
@@ -132,6 +133,12 @@ export class BinaryCopyWriter {
     this.view.setInt32(this.at, 8);
     this.view.setBigInt64(this.at + 4, v);
     this.at += 12;
+  }
+
+  /** An unsigned integer as NUMERIC. */
+  numeric(v: bigint): void {
+    this.reserve(4 + NUMERIC_MAX_BYTES);
+    this.at = numeric(this.out, v, this.at);
   }
 
   bytea(b: Uint8Array): void {

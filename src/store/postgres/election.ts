@@ -36,6 +36,8 @@ export interface LeaseOptions {
   onStandby?: (() => void) | undefined;
   /** For tests: how often to ask for the lock. */
   pollMs?: number | undefined;
+  /** For tests on this thread: how to wait between two asks (default: a timer of pollMs, cut short by signal). */
+  pause?: ((ms: number, signal: AbortSignal | undefined) => Promise<void>) | undefined;
 }
 
 async function tryLock(client: pg.ClientBase): Promise<boolean> {
@@ -67,7 +69,7 @@ export class WriterLease {
    * pollMs until it is free or `signal` aborts (throwing its reason).
    */
   static async acquire(client: pg.Client, options: LeaseOptions = {}): Promise<WriterLease> {
-    const { wait = false, signal, onStandby, pollMs = POLL_MS } = options;
+    const { wait = false, signal, onStandby, pollMs = POLL_MS, pause = (ms, s) => sleep(ms, undefined, { signal: s }) } = options;
     // Watch from the start: a session lost while waiting fails the next poll, not silently later.
     const lease = new WriterLease(client);
     // Best effort: a server too old for one of them (tcp_user_timeout came in 12) still elects.
@@ -87,7 +89,7 @@ export class WriterLease {
         onStandby?.();
       }
       try {
-        await sleep(pollMs, undefined, { signal });
+        await pause(pollMs, signal);
       } catch (e) {
         checkAborted(signal, 'waiting for the writer lock');
         throw e;

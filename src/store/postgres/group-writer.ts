@@ -19,6 +19,7 @@ import {
 } from './group-sql.js';
 import { BlockOrderError } from '../../errors.js';
 import { BLOCKS_CHANNEL } from './block-watch.js';
+import type { WriterPartitions } from './partitions.js';
 
 export { prepareWriteSession } from './group-sql.js';
 
@@ -156,7 +157,7 @@ export class GroupWriter {
   /** The last group left rows, live or dead, in the staging tables. */
   private staged = false;
 
-  constructor(private readonly client: pg.ClientBase) {}
+  constructor(private readonly client: pg.ClientBase, private readonly partitions: WriterPartitions) {}
 
   /**
    * Writes a group in one transaction. Fails, writing nothing, if a block is
@@ -187,6 +188,8 @@ export class GroupWriter {
       this.staged = true;
       for (const { sql, data } of group.copies) await copyIn(client, sql, data);
       if (group.history !== undefined) {
+        // Within the transaction: a partition added for a group that fails goes with it.
+        await this.partitions.cover(client, group.blocks[0]!.height, last!);
         const numbering = (await client.query(NUMBERING_SQL)) as unknown as pg.QueryResult[];
         const numbers = numbering.at(-1)?.rows[0] as { markets: number[]; parties: number[] };
         const rows = historyBinaryCopy(group.history, numbers.markets, numbers.parties);
@@ -198,6 +201,7 @@ export class GroupWriter {
       open = false;
     } catch (e) {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
+      this.partitions.forget();
       throw e;
     }
   }

@@ -10,12 +10,17 @@
 import type pg from 'pg';
 import { SchemaVersionError, StoreNotFoundError } from '../../errors.js';
 import { historyByHeight } from './history-by-height.js';
+import { historyPartitions } from './history-partitions.js';
 
 export interface Migration {
   version: number;
   description: string;
-  /** SQL, or a step that needs more than SQL; either runs inside the migration's transaction, on its session. */
-  up: string | ((client: pg.ClientBase) => Promise<void>);
+  /**
+   * SQL, or a step that needs more than SQL; either runs inside the
+   * migration's transaction, on its session. A long step says how far it got
+   * through `notice`.
+   */
+  up: string | ((client: pg.ClientBase, notice: (message: string) => void) => Promise<void>);
 }
 
 /** Advisory lock keys of this database (pg_advisory_lock is per database). */
@@ -191,6 +196,11 @@ export const MIGRATIONS: readonly Migration[] = [
     // As the embedded store's version 7.
     up: historyByHeight,
   },
+  {
+    version: 5,
+    description: 'history partitioned by block height; retention: what pruning keeps of its own, resting rows, and history as readers see it (orders_history_kept)',
+    up: historyPartitions,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -214,12 +224,17 @@ function tooNew(version: number): SchemaVersionError {
   );
 }
 
+/** Where a migration's progress goes when its caller has no better place: a line of the process's standard error. */
+function sayOnStderr(message: string): void {
+  process.stderr.write(`ledger-query: ${message}\n`);
+}
+
 /**
  * Applies every migration newer than the database, all in one transaction
  * under the migration lock: an instance that starts while another migrates
  * waits for it, then finds the schema current. Returns the versions before and after.
  */
-export async function migrate(client: pg.ClientBase): Promise<{ from: number; to: number }> {
+export async function migrate(client: pg.ClientBase, notice: (message: string) => void = sayOnStderr): Promise<{ from: number; to: number }> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOCKS.migrate]);
@@ -229,7 +244,7 @@ export async function migrate(client: pg.ClientBase): Promise<{ from: number; to
     for (const m of MIGRATIONS) {
       if (m.version <= from) continue;
       if (typeof m.up === 'string') await client.query(m.up);
-      else await m.up(client);
+      else await m.up(client, notice);
       await client.query('INSERT INTO schema_migrations (version, description) VALUES ($1, $2)', [m.version, m.description]);
     }
     await client.query('COMMIT');

@@ -10,6 +10,7 @@ import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
 import type { OrderFilter, OrderKey, OrderVersionKey } from '../../domain/order.js';
 import type { BlockChanges } from '../../domain/order-stream.js';
 import { blockToken, type BlockStamp, type Page, type PageRequest } from '../../domain/page.js';
+import { windowText, type RetentionStatus } from '../../domain/retention.js';
 import {
   FIRST_BLOCK_SQL, blockChangesOf, changesStatement, currentOrderStatement, historyRowOf, versionPageRow,
   versionStateStatement, versionsStatements, type Statement,
@@ -221,6 +222,30 @@ export class PostgresStore implements QueryStore {
     const row = rows[0];
     const block = row && blockStampOf(row.height, row.time);
     return block && { ...block, chainId: row!.chain_id, hash: row!.hash };
+  }
+
+  /** One statement, one snapshot: the retention row, the oldest kept block and the database's size. */
+  async retentionStatus(): Promise<RetentionStatus> {
+    const { rows } = await this.pool.query<{
+      setting: string; window_ns: bigint | null; rows_pruned: bigint; prune_ns: bigint; longest_batch_ns: bigint;
+      oldest_height: string | null; oldest_time: bigint | null; bytes: bigint;
+    }>(`
+      SELECT r.setting, r.window_ns, r.rows_pruned, r.prune_ns, r.longest_batch_ns,
+        b.height::text AS oldest_height, b.time AS oldest_time, pg_database_size(current_database()) AS bytes
+      FROM retention r LEFT JOIN LATERAL (SELECT height, time FROM blocks ORDER BY height LIMIT 1) b ON true
+      WHERE r.only_row = 1`).catch((e: unknown) => {
+      throw fromPostgres(e, this.options.url);
+    });
+    const r = rows[0]!;
+    return {
+      retention: r.setting,
+      ...(r.window_ns !== null && { prunedWith: windowText(r.window_ns) }),
+      ...(r.oldest_height !== null && { oldestKeptBlock: { height: BigInt(r.oldest_height), time: r.oldest_time! } }),
+      rowsPruned: r.rows_pruned,
+      pruneSeconds: Number(r.prune_ns) / 1e9,
+      longestBatchSeconds: Number(r.longest_batch_ns) / 1e9,
+      storeBytes: Number(r.bytes),
+    };
   }
 
   connections(): { total: number; idle: number; waiting: number } {

@@ -6,12 +6,33 @@
  * than after whatever the ingest thread is busy with.
  */
 import type pg from 'pg';
+import { ARCHIVE, retentionText, type Retention } from '../../domain/retention.js';
+import type { PruneStep } from '../prune-turns.js';
+import { prunedBeforeNotice } from '../retention-notice.js';
 import type { CommittedBlock, StoredBlock } from '../store.js';
 import type { WriteSession } from '../writer-protocol.js';
 import { GroupWriter, prepareWriteSession, type EncodedGroup } from './group-writer.js';
 import { checkSession, connect } from './connection.js';
 import { WriterLease, type LeaseOptions } from './election.js';
+import { partitionSpan, WriterPartitions } from './partitions.js';
+import { PostgresPruner } from './pruner.js';
 import { migrate } from './schema.js';
+
+export interface WriteSessionOptions extends LeaseOptions {
+  retention?: Retention | undefined;
+  /** Hears what an operator should know: a store pruned with a shorter window, a migration's progress. */
+  notice?: ((message: string) => void) | undefined;
+}
+
+/** Blocks per second over the last stored blocks (at most 1000 of them); 1 until two are stored. */
+async function blocksPerSecond(client: pg.ClientBase): Promise<number> {
+  const { rows } = await client.query<{ blocks: string; ns: string | null }>(`
+    SELECT (count(*) - 1)::text AS blocks, (max(time) - min(time))::text AS ns
+    FROM (SELECT time FROM blocks ORDER BY height DESC LIMIT 1000) AS recent`);
+  const blocks = Number(rows[0]?.blocks ?? 0);
+  const seconds = Number(rows[0]?.ns ?? 0) / 1e9;
+  return blocks > 0 && seconds > 0 ? blocks / seconds : 1;
+}
 
 /**
  * The session's calls come one at a time, in order (../writer-protocol.ts):
@@ -20,9 +41,14 @@ import { migrate } from './schema.js';
  */
 export class PostgresWriteSession implements WriteSession<EncodedGroup> {
   private readonly groups: GroupWriter;
+  readonly prune: PruneStep | undefined;
 
-  private constructor(private readonly client: pg.Client, private readonly lease: WriterLease) {
-    this.groups = new GroupWriter(client);
+  private constructor(private readonly client: pg.Client, private readonly lease: WriterLease, retention: Retention) {
+    const partitions = new WriterPartitions(async (c) => partitionSpan(retention, await blocksPerSecond(c)));
+    this.groups = new GroupWriter(client, partitions);
+    this.prune = retention.kind === 'window'
+      ? new PostgresPruner(client, retention.ns, partitions, () => lease.check()).step
+      : undefined;
   }
 
   /**
@@ -30,7 +56,8 @@ export class PostgresWriteSession implements WriteSession<EncodedGroup> {
    * if this process dies, PostgreSQL ends the session, rolling back its open
    * transaction and freeing the lock at once.
    */
-  static async open(url: string, options: LeaseOptions = {}): Promise<PostgresWriteSession> {
+  static async open(url: string, options: WriteSessionOptions = {}): Promise<PostgresWriteSession> {
+    const retention = options.retention ?? ARCHIVE;
     const client = await connect(url, 'writer');
     // Until the lease watches the session, a failing connection must not crash the process.
     let failed: Error | undefined;
@@ -40,7 +67,7 @@ export class PostgresWriteSession implements WriteSession<EncodedGroup> {
     client.on('error', onError);
     try {
       await checkSession(client);
-      await migrate(client);
+      await migrate(client, options.notice);
       let waited = false;
       const lease = await WriterLease.acquire(client, {
         ...options,
@@ -50,10 +77,15 @@ export class PostgresWriteSession implements WriteSession<EncodedGroup> {
         },
       });
       // A standby may have waited through an upgrade: a newer schema is refused, not written to.
-      if (waited) await migrate(client);
+      if (waited) await migrate(client, options.notice);
       await prepareWriteSession(client);
+      const { rows } = await client.query<{ window_ns: bigint | null }>(
+        'UPDATE retention SET setting = $1 WHERE only_row = 1 RETURNING window_ns', [retentionText(retention)],
+      );
+      const said = prunedBeforeNotice(rows[0]?.window_ns ?? undefined, retention);
+      if (said !== undefined) options.notice?.(said);
       client.off('error', onError);
-      return new PostgresWriteSession(client, lease);
+      return new PostgresWriteSession(client, lease, retention);
     } catch (e) {
       await client.end().catch(() => undefined);
       const aborted = options.signal?.aborted === true;

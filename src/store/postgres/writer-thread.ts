@@ -17,12 +17,15 @@ function asBuffers(group: EncodedGroup): EncodedGroup {
 }
 
 const input = workerData as PostgresWriterInput;
-runWriterThread<EncodedGroup>(async ({ signal, onStandby }) => {
-  const session = await PostgresWriteSession.open(input.url, { wait: input.wait, signal, pollMs: input.pollMs, onStandby });
+runWriterThread<EncodedGroup>(async ({ signal, onStandby, notice }) => {
+  const session = await PostgresWriteSession.open(input.url, {
+    wait: input.wait, signal, pollMs: input.pollMs, onStandby, notice, retention: input.retention,
+  });
   return {
     lastBlock: () => session.lastBlock(),
     storedBlocks: (from, to) => session.storedBlocks(from, to),
     write: (group) => session.write(asBuffers(group)),
+    ...(session.prune !== undefined && { prune: session.prune }),
     close: () => session.close(),
   };
 }, (e) => fromPostgres(e, input.url));

@@ -5,6 +5,7 @@
  * writer's one session, with the writer lock, and sends each group to the
  * server. PostgreSQL does the rest on its own processes.
  */
+import { ARCHIVE, type Retention } from '../../domain/retention.js';
 import type { WriterOptions } from '../store.js';
 import { StoreWriter } from '../writer.js';
 import { encodeGroup, encodedTransferables, type EncodedGroup } from './group-writer.js';
@@ -19,6 +20,7 @@ export interface PostgresWriterInput {
   url: string;
   wait: boolean;
   pollMs: number | undefined;
+  retention: Retention;
 }
 
 export type PostgresWriter = StoreWriter<EncodedGroup>;
@@ -32,7 +34,7 @@ export const PostgresWriter = {
    * onStandby once) until the lock frees or `signal` aborts.
    */
   open(url: string, options: PostgresWriterOptions = {}): Promise<PostgresWriter> {
-    const workerData: PostgresWriterInput = { url, wait: options.wait ?? false, pollMs: options.pollMs };
+    const workerData: PostgresWriterInput = { url, wait: options.wait ?? false, pollMs: options.pollMs, retention: options.retention ?? ARCHIVE };
     return StoreWriter.open<EncodedGroup>({
       name: 'PostgreSQL',
       module: new URL('./writer-thread.js', import.meta.url),

@@ -11,6 +11,7 @@ import { encodeOrder } from '../../wire/order-message.js';
 import { orderKeyOfBytes } from '../order-key.js';
 import { MigrationError } from '../../errors.js';
 import { historyByHeight } from './history-by-height.js';
+import { RETENTION_TABLE_SQL } from './retention-table.js';
 
 export interface Migration {
   version: number;
@@ -208,6 +209,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     description: "history by block height and position, one row per order version in a block; removed bundles as the original prints them, indexed",
     up: historyByHeight,
+  },
+  {
+    version: 8,
+    description: 'retention: what pruning keeps of its own, and history as readers see it (orders_history_kept)',
+    up: RETENTION_TABLE_SQL,
   },
 ];
 

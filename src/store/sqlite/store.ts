@@ -4,11 +4,13 @@
  * the writer thread (./writer.ts). better-sqlite3 is synchronous; the async
  * QueryStore methods wrap it so that callers work the same with either backend.
  */
+import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { BundleFilter, BundleKey } from '../../domain/bundle.js';
 import type { OrderFilter, OrderKey, OrderVersionKey } from '../../domain/order.js';
 import type { BlockChanges } from '../../domain/order-stream.js';
 import { blockToken, type BlockStamp, type Page, type PageRequest } from '../../domain/page.js';
+import { windowText, type RetentionStatus } from '../../domain/retention.js';
 import {
   FIRST_BLOCK_SQL, blockChangesOf, changesStatement, currentOrderStatement, historyRowOf, versionPageRow,
   versionStateStatement, versionsStatements,
@@ -26,8 +28,20 @@ import { LAST_BLOCK_SQL, ReaderConnection } from './reader.js';
 
 /** Opens the store for queries; unless readOnly, it creates or migrates the file first. */
 export function openSqliteStore(options: OpenDatabaseOptions & { statementCacheBytes?: number }): SqliteStore {
-  return new SqliteStore(new ReaderConnection(options, options.statementCacheBytes));
+  return new SqliteStore(new ReaderConnection(options, options.statementCacheBytes), options.path);
 }
+
+/** Bytes of a file, 0 if it is not there (a WAL file between connections). */
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+const RETENTION_SQL = 'SELECT setting, window_ns, rows_pruned, prune_ns, longest_batch_ns FROM retention WHERE only_row = 1';
+const OLDEST_BLOCK_SQL = 'SELECT height, time FROM blocks ORDER BY height LIMIT 1';
 
 /** The last committed block, as both the store and the writer read it. */
 export function readLastBlock(statement: Database.Statement): CommittedBlock | undefined {
@@ -48,7 +62,7 @@ function stamped<K>(page: Page<K>, last: CommittedBlock | undefined): Page<K> {
 export class SqliteStore implements QueryStore {
   private stats: { block: string; value: OrderStats } | undefined;
 
-  constructor(private readonly connection: ReaderConnection) {}
+  constructor(private readonly connection: ReaderConnection, private readonly path: string) {}
 
   /** Both queries of a page in one snapshot. */
   private read<T>(fn: () => T): T {
@@ -132,6 +146,22 @@ export class SqliteStore implements QueryStore {
 
   async lastBlock(): Promise<CommittedBlock | undefined> {
     return this.lastBlockSync();
+  }
+
+  async retentionStatus(): Promise<RetentionStatus> {
+    const [r, oldest] = this.read(() => [
+      this.connection.statement(RETENTION_SQL).get() as { setting: string; window_ns: bigint | null; rows_pruned: bigint; prune_ns: bigint; longest_batch_ns: bigint },
+      this.connection.statement(OLDEST_BLOCK_SQL).get() as { height: unknown; time: bigint } | undefined,
+    ] as const);
+    return {
+      retention: r.setting,
+      ...(r.window_ns !== null && { prunedWith: windowText(r.window_ns) }),
+      ...(oldest !== undefined && { oldestKeptBlock: { height: fromU64(oldest.height), time: oldest.time } }),
+      rowsPruned: r.rows_pruned,
+      pruneSeconds: Number(r.prune_ns) / 1e9,
+      longestBatchSeconds: Number(r.longest_batch_ns) / 1e9,
+      storeBytes: fileBytes(this.path) + fileBytes(`${this.path}-wal`),
+    };
   }
 
   async close(): Promise<void> {

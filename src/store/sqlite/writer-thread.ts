@@ -3,5 +3,7 @@ import { workerData } from 'node:worker_threads';
 import type { PackedGroup } from '../rows.js';
 import { runWriterThread } from '../writer-protocol.js';
 import { SqliteWriteSession } from './write-session.js';
+import type { SqliteWriterInput } from './writer.js';
 
-runWriterThread<PackedGroup>(async () => SqliteWriteSession.open((workerData as { path: string }).path));
+const input = workerData as SqliteWriterInput;
+runWriterThread<PackedGroup>(async ({ notice }) => SqliteWriteSession.open(input.path, input.retention, notice));

@@ -5,22 +5,31 @@
  * the writer thread only binds and commits them. While one group is being
  * committed the next is read, which takes ingestion from one core to two.
  */
+import { ARCHIVE, type Retention } from '../../domain/retention.js';
 import { transferables, type PackedGroup } from '../rows.js';
+import type { WriterOptions } from '../store.js';
 import { StoreWriter } from '../writer.js';
 
 export type SqliteWriter = StoreWriter<PackedGroup>;
 
+/** What the writer thread is started with. */
+export interface SqliteWriterInput {
+  path: string;
+  retention: Retention;
+}
+
 export const SqliteWriter = {
   /** Starts the writer thread on the file at `path` (created or migrated); fails as opening it fails. */
-  open(path: string): Promise<SqliteWriter> {
+  open(path: string, options: WriterOptions = {}): Promise<SqliteWriter> {
+    const workerData: SqliteWriterInput = { path, retention: options.retention ?? ARCHIVE };
     return StoreWriter.open<PackedGroup>({
       name: 'SQLite',
       module: new URL('./writer-thread.js', import.meta.url),
-      workerData: { path },
+      workerData,
       pack: (rows) => {
         const group = rows.finish();
         return group && { group, transfer: transferables(group) };
       },
-    });
+    }, options);
   },
 };

@@ -1,4 +1,4 @@
-/** The JSON SQLite emits for order and bundle nodes (facts sheet, section 3): key order, escaping, enum names, optional and null members. */
+/** The JSON SQLite emits for order and bundle nodes (docs/compatibility.md, section 3): key order, escaping, enum names, optional and null members. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Order } from '../../../src/domain/order.js';

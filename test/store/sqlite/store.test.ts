@@ -1,5 +1,6 @@
 /** Writing blocks into the SQLite store: atomicity, history, current state, reopening, read-only use, migrations. */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { blockDigest } from '../../../src/domain/block-digest.js';
@@ -171,7 +172,7 @@ test('a block that fails half way is rolled back: none of its rows and not its h
     orders: [order(2), order(3, { createdAt: 1n << 64n })],
     signersAdded: [{ signatureId: 'ab', validatorId: 'cd', timestamp: 1n, newSigner: 'n', submitter: 's', nonce: '1', epochSeq: 1n }],
   });
-  await assert.rejects(writeBlocks(writer, [bad]));
+  await assert.rejects(writeBlocks(writer, [bad]), { code: 'LQ_INTERNAL', message: /bigint is too big/ });
   assert.equal((await store.lastBlock())?.height, 1n);
   assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
   assert.equal((await store.listBundles({}, FIRST_100)).rows.length, 0);
@@ -185,7 +186,7 @@ test('blocks written together are one transaction: a failing block takes the who
   const { store, writer } = await tempStore(t);
   await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
   const bad = block(4, { orders: [order(4, { createdAt: 1n << 64n })] });
-  await assert.rejects(writeBlocks(writer, [block(2, { orders: [order(2)] }), block(3, { orders: [order(3)] }), bad]));
+  await assert.rejects(writeBlocks(writer, [block(2, { orders: [order(2)] }), block(3, { orders: [order(3)] }), bad]), { code: 'LQ_INTERNAL', message: /bigint is too big/ });
   assert.equal((await store.lastBlock())?.height, 1n);
   assert.deepEqual((await store.listOrders({}, FIRST_100)).rows.map((r) => r.key.id), [hex(1)]);
   // Out of order within a group is refused as well.
@@ -272,8 +273,9 @@ test('a read-only store reads what a writer commits, and refuses to write', asyn
 });
 
 test('read-only opening needs an existing file at the current schema version', async (t) => {
-  const { dir, path } = tempDatabase(t);
-  assert.throws(() => openSqliteStore({ path, readOnly: true }));
+  const { path } = tempDatabase(t);
+  assert.throws(() => openSqliteStore({ path, readOnly: true }), { code: 'LQ_SYSTEM', message: /unable to open database file/ });
+  assert.equal(existsSync(path), false, 'a read-only opening creates nothing');
   const old = new Database(path);
   old.exec('CREATE TABLE something (x)');
   old.close();
@@ -281,7 +283,6 @@ test('read-only opening needs an existing file at the current schema version', a
   // Opening read-write migrates it; then read-only works.
   await openSqliteStore({ path }).close();
   await openSqliteStore({ path, readOnly: true }).close();
-  assert.ok(dir);
 });
 
 test('migrations: a new file is at the latest version, reopening changes nothing, a newer file is refused', async (t) => {
@@ -295,8 +296,8 @@ test('migrations: a new file is at the latest version, reopening changes nothing
   assert.notEqual(PAGE_BYTES, 4096, "and they are not SQLite's default");
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
   assert.deepEqual(tables, [
-    'blocks', 'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'signer_added',
-    'signer_removed',
+    'blocks', 'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'retention',
+    'signer_added', 'signer_removed',
   ]);
   db.close();
 

@@ -1,0 +1,52 @@
+/**
+ * What a copy (./copy-store.ts) needs of each backend: a copy source reads a
+ * store at one block, a copy target builds a new store. Each backend
+ * implements both in ../<backend>/copy-source.ts and copy-target.ts.
+ */
+import type { CommittedBlock } from '../store.js';
+import type { NeutralRow, TableShape } from './neutral.js';
+
+/** Rows of one table in key order, a batch at a time. */
+export type RowBatches = AsyncIterable<NeutralRow[]>;
+
+/** Reads tables in key order, each in the neutral form. */
+export interface TableReader {
+  /** Every table of the schema, discovered from it (the schema's own bookkeeping left out). */
+  readonly tables: readonly TableShape[];
+  /** `table`'s columns as given, in the key order of `key` (the source's key: both sides read in one order). */
+  rows(table: TableShape, key: readonly string[]): RowBatches;
+  /** How many rows `table` holds. */
+  count(table: TableShape): Promise<number>;
+  /** What the backend's driver threw, as an error of the catalogue where it is one (a lost connection, a full disk). */
+  fault(e: unknown): unknown;
+}
+
+/**
+ * A store read at one block, however long the copy takes, while its writer
+ * goes on: a read snapshot, never a lock that stops the writer.
+ */
+export interface CopySource extends TableReader {
+  /** The last block of the snapshot: the block the copy holds; undefined for a store that holds none. */
+  readonly block: CommittedBlock | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * A new store being built: marked incomplete from before its first row until
+ * complete() (every command refuses a marked store), its schema created by
+ * the backend's own migrations.
+ */
+export interface CopyTarget {
+  /** Every table of the schema just created, as TableReader.tables. */
+  readonly tables: readonly TableShape[];
+  /** Writes `table`'s rows, columns as `table` lists them. */
+  load(table: TableShape, batches: RowBatches): Promise<void>;
+  /** After the last row: what is faster built once (indexes), and counters that follow the rows (sequences). */
+  finishLoad(): Promise<void>;
+  /** Reads back what was written, to check it. */
+  readonly reader: TableReader;
+  /** Clears the mark, the last step: the store is whole from here on. */
+  complete(): Promise<void>;
+  /** Leaves the target marked incomplete and lets go of it (a failed or stopped copy). */
+  abandon(): Promise<void>;
+}

@@ -1,0 +1,132 @@
+/**
+ * A copy of a store into a new one, across backends or within one: every
+ * table of the source's schema at one block (a read snapshot, taken while
+ * the source serves and ingests), written into a target whose schema its
+ * backend's own migrations created, then checked before it is called whole:
+ * each table's row count and hash (./table-hash.ts) over the neutral form,
+ * read back from the target, equal to the source's.
+ */
+import { AbortError, CopyMismatchError } from '../../errors.js';
+import type { CommittedBlock } from '../store.js';
+import type { CopySource, CopyTarget, RowBatches } from './contract.js';
+import { planTables, type NeutralRow } from './neutral.js';
+import { openCopySource, openCopyTarget, type CopyStore } from './open-copy.js';
+import { TableHash, type TableCheck } from './table-hash.js';
+
+/** Where a copy is: loading rows (table by table), building what follows the rows, or checking. */
+export interface CopyProgress {
+  phase: 'rows' | 'finishing' | 'checking';
+  /** The table being read, in the rows and checking phases. */
+  table?: string | undefined;
+  /** Rows done in the phase (rows: loaded; checking: read back), of totalRows. */
+  rows: number;
+  totalRows: number;
+}
+
+export interface CopyOptions {
+  signal?: AbortSignal | undefined;
+  onProgress?: ((p: CopyProgress) => void) | undefined;
+}
+
+export interface CopyResult {
+  /** The block the copy holds; undefined for a store that held none. */
+  block: CommittedBlock | undefined;
+  tables: (TableCheck & { name: string })[];
+  rows: number;
+  /** Seconds each phase took. */
+  seconds: { rows: number; finishing: number; checking: number };
+}
+
+export const describeStore = (s: CopyStore): string => (s.kind === 'postgres' ? s.url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@') : s.dataDir);
+
+/** Passes `batches` on, hashing each row and saying how far it got; stops between batches once `signal` aborts. */
+async function* tapped(batches: RowBatches, hash: TableHash, onRows: (n: number) => void, signal: AbortSignal | undefined): RowBatches {
+  for await (const rows of batches) {
+    if (signal?.aborted) throw new AbortError('stopped on request');
+    for (const row of rows) hash.add(row);
+    onRows(rows.length);
+    // The target may convert values in place: the hash has read them first.
+    yield rows as NeutralRow[];
+  }
+}
+
+const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+
+export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOptions = {}): Promise<CopyResult> {
+  const { signal } = options;
+  const source = await openCopySource(from);
+  let target: CopyTarget | undefined;
+  let sourceOpen = true;
+  const closeSource = async () => {
+    if (sourceOpen) await source.close();
+    sourceOpen = false;
+  };
+  try {
+    if (signal?.aborted) throw new AbortError('stopped on request');
+    target = await openCopyTarget(to, describeStore(from));
+    const plans = planTables(source.tables, target.tables);
+    const counts = new Map<string, number>();
+    for (const p of plans) counts.set(p.source.name, await source.count(p.source));
+    const totalRows = [...counts.values()].reduce((a, b) => a + b, 0);
+    const progress = (phase: CopyProgress['phase'], table: string | undefined, rows: number) =>
+      options.onProgress?.({ phase, table, rows, totalRows });
+
+    let started = process.hrtime.bigint();
+    let done = 0;
+    const sourceChecks = new Map<string, TableCheck>();
+    for (const { source: s, target: t } of plans) {
+      const hash = new TableHash();
+      progress('rows', s.name, done);
+      await target.load(t, tapped(source.rows(s, s.key), hash, (n) => progress('rows', s.name, (done += n)), signal));
+      sourceChecks.set(s.name, hash.finish());
+    }
+    // The snapshot is let go as soon as its rows are read: the source's WAL or VACUUM is held back no longer.
+    await closeSource();
+    const rowsSeconds = since(started);
+
+    started = process.hrtime.bigint();
+    progress('finishing', undefined, 0);
+    await target.finishLoad();
+    const finishingSeconds = since(started);
+
+    started = process.hrtime.bigint();
+    done = 0;
+    const tables: CopyResult['tables'] = [];
+    for (const { source: s, target: t } of plans) {
+      const hash = new TableHash();
+      progress('checking', s.name, done);
+      for await (const rows of tapped(target.reader.rows(t, s.key), hash, (n) => progress('checking', s.name, (done += n)), signal)) void rows;
+      const want = sourceChecks.get(s.name)!;
+      const got = hash.finish();
+      if (got.rows !== want.rows || got.hash !== want.hash) {
+        throw new CopyMismatchError(
+          `the copy of table ${s.name} differs from its source (rows ${got.rows} against ${want.rows}, hash ${got.hash.slice(0, 16)} against ${want.hash.slice(0, 16)}): ${describeStore(to)} stays incomplete`,
+        );
+      }
+      tables.push({ name: s.name, ...got });
+    }
+    const checkingSeconds = since(started);
+    if (signal?.aborted) throw new AbortError('stopped on request');
+    await target.complete();
+    return {
+      block: source.block, tables, rows: totalRows,
+      seconds: { rows: rowsSeconds, finishing: finishingSeconds, checking: checkingSeconds },
+    };
+  } catch (e) {
+    await target?.abandon().catch(() => undefined);
+    throw faultOf(e, source, target, to);
+  } finally {
+    await closeSource().catch(() => undefined);
+  }
+}
+
+/** A driver's error as the catalogue's; a stop on request names the target left incomplete. */
+function faultOf(e: unknown, source: CopySource, target: CopyTarget | undefined, to: CopyStore): unknown {
+  if (e instanceof AbortError) {
+    return new AbortError(target === undefined
+      ? 'copy stopped on request before it wrote anything'
+      : `copy stopped on request: ${describeStore(to)} is left incomplete (every command refuses it); run the same command again to start over`);
+  }
+  const known = source.fault(e);
+  return target === undefined || known !== e ? known : target.reader.fault(e);
+}

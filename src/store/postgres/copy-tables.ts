@@ -1,0 +1,123 @@
+/**
+ * The PostgreSQL side of a copy that both the source and the target need:
+ * the tables' shapes read from the catalogue (a partitioned table as one
+ * table, its partitions left out: rows are read and written through the
+ * parent), and each table's rows read in key order as neutral rows
+ * (../copy/neutral.ts), through COPY ... TO STDOUT in binary.
+ */
+import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { InternalError } from '../../errors.js';
+import type { RowBatches, TableReader } from '../copy/contract.js';
+import type { NeutralKind, NeutralRow, NeutralValue, TableShape } from '../copy/neutral.js';
+import { BinaryCopyReader } from './copy-binary-reader.js';
+import { COPY_MARK } from './connection.js';
+import { fromPostgres } from './errors.js';
+
+/** The schema's own bookkeeping, and a copy's mark: never copied. */
+export const NOT_COPIED = ['schema_migrations', COPY_MARK];
+
+/** Rows per batch: a few MB. */
+const BATCH_ROWS = 8192;
+
+export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+function kindOf(type: string): NeutralKind | undefined {
+  if (type.startsWith('numeric')) return 'u64';
+  if (type === 'bigint' || type === 'integer' || type === 'smallint') return 'int';
+  if (type === 'text') return 'text';
+  if (type === 'bytea') return 'bytes';
+  return undefined;
+}
+
+/** Every table of the current schema but NOT_COPIED, each keyed by its primary key, else its first whole unique index. */
+export async function tableShapes(client: pg.ClientBase): Promise<TableShape[]> {
+  const { rows: columns } = await client.query<{ table: string; column: string; type: string }>(`
+    SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type
+    FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+    WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+      AND a.attnum > 0 AND NOT a.attisdropped AND NOT (c.relname = ANY ($1))
+    ORDER BY c.relname, a.attnum`, [NOT_COPIED]);
+  const { rows: keys } = await client.query<{ table: string; columns: string[] }>(`
+    SELECT c.relname AS table,
+      array(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY k (n, o)
+            JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.n ORDER BY k.o) AS columns
+    FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_class ic ON ic.oid = i.indexrelid
+    WHERE c.relnamespace = current_schema()::regnamespace AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
+    ORDER BY c.relname, i.indisprimary DESC, ic.relname`);
+  const shapes = new Map<string, TableShape>();
+  for (const { table, column, type } of columns) {
+    const kind = kindOf(type);
+    if (kind === undefined) throw new InternalError(`cannot copy column ${table}.${column} of type ${type}`);
+    let shape = shapes.get(table);
+    if (shape === undefined) shapes.set(table, (shape = { name: table, columns: [], key: [] }));
+    shape.columns.push({ name: column, kind, type });
+  }
+  for (const shape of shapes.values()) {
+    shape.key = keys.find((k) => k.table === shape.name)?.columns ?? shape.columns.map((c) => c.name);
+  }
+  return [...shapes.values()];
+}
+
+/** How each column's binary field reads as a neutral value; NUMERIC comes as text (cast in the query). */
+type Decode = (field: Buffer) => NeutralValue;
+
+function decoderOf(type: string): Decode {
+  if (type.startsWith('numeric')) return (f) => BigInt(f.toString('latin1'));
+  switch (type) {
+    case 'smallint': return (f) => BigInt(f.readInt16BE(0));
+    case 'integer': return (f) => BigInt(f.readInt32BE(0));
+    case 'bigint': return (f) => f.readBigInt64BE(0);
+    case 'text': return (f) => f.toString('utf8');
+    // A view of the bytes as they came: the chunk is not reused.
+    case 'bytea': return (f) => f;
+    default: throw new InternalError(`cannot read a column of type ${type}`);
+  }
+}
+
+/**
+ * A table's rows, `table`'s columns in its order, by `key`, in batches.
+ * Text keys are ordered byte by byte (COLLATE "C"), as SQLite orders them,
+ * so that both backends read a table in one order.
+ */
+export async function* postgresRows(client: pg.ClientBase, table: TableShape, key: readonly string[]): RowBatches {
+  const select = table.columns.map((c) => (c.kind === 'u64' ? `${quoted(c.name)}::text` : quoted(c.name))).join(', ');
+  const order = key.map((k) => {
+    const column = table.columns.find((c) => c.name === k);
+    // Qualified: a bare name would be the output column, NUMERIC cast to text, and order as text.
+    return column?.kind === 'text' ? `r.${quoted(k)} COLLATE "C"` : `r.${quoted(k)}`;
+  }).join(', ');
+  const decoders = table.columns.map((c) => decoderOf(c.type));
+  const stream = client.query(copyTo(`COPY (SELECT ${select} FROM ${quoted(table.name)} AS r ORDER BY ${order}) TO STDOUT (FORMAT binary)`));
+  const reader = new BinaryCopyReader(decoders.length);
+  let batch: NeutralRow[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (const fields of reader.push(chunk)) {
+      const row: NeutralRow = new Array<NeutralValue>(fields.length);
+      for (let i = 0; i < fields.length; i++) {
+        const f = fields[i]!;
+        row[i] = f === null ? null : decoders[i]!(f);
+      }
+      batch.push(row);
+      if (batch.length >= BATCH_ROWS) {
+        yield batch;
+        batch = [];
+      }
+    }
+  }
+  reader.end();
+  if (batch.length > 0) yield batch;
+}
+
+/** Reads the tables on `client`, in whatever transaction it is in (the source's snapshot, or the target's own). */
+export async function postgresTableReader(client: pg.ClientBase, url: string): Promise<TableReader> {
+  return {
+    tables: await tableShapes(client),
+    rows: (table, key) => postgresRows(client, table, key),
+    count: async (table) => {
+      const { rows } = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${quoted(table.name)}`);
+      return Number(rows[0]!.n);
+    },
+    fault: (e) => fromPostgres(e, url),
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * A PostgreSQL database as a copy's target. The mark (COPY_MARK, a table
+ * every session checks as it opens: ./connection.ts) is committed before the
+ * schema is created by the store's own migrations; then every row, the
+ * indexes and the check are one transaction, and the mark is dropped in it,
+ * the last statement before COMMIT. A copy cut short anywhere rolls back to
+ * a marked database with an empty schema; the next copy drops what the last
+ * one created (every table but those that were there before it) and starts over.
+ */
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { StoreNotEmptyError } from '../../errors.js';
+import type { CopyTarget, RowBatches, TableReader } from '../copy/contract.js';
+import type { NeutralValue, TableShape } from '../copy/neutral.js';
+import { BinaryCopyWriter, HEADER_BYTES } from './copy-binary.js';
+import { COPY_MARK, checkSession, connect, displayUrl } from './connection.js';
+import { postgresTableReader, quoted } from './copy-tables.js';
+import { fromPostgres } from './errors.js';
+import { migrate } from './schema.js';
+
+/** Memory each index build may sort in: built once, after the rows. */
+const INDEX_BUILD_MEMORY = '1GB';
+const TRAILER = Buffer.from([0xff, 0xff]);
+
+/**
+ * Marks the database, or finds it marked by a copy cut short and drops what
+ * that one created. A database that holds our schema unmarked is refused,
+ * nothing changed.
+ */
+async function markOrReset(client: pg.Client, url: string, source: string): Promise<void> {
+  const { rows } = await client.query<{ marked: boolean; ours: boolean }>(
+    `SELECT to_regclass('${COPY_MARK}') IS NOT NULL AS marked, to_regclass('schema_migrations') IS NOT NULL AS ours`,
+  );
+  const { marked, ours } = rows[0]!;
+  if (!marked && ours) {
+    throw new StoreNotEmptyError(`${displayUrl(url)} already holds a ledger-query store: copy into an empty or new database`);
+  }
+  await client.query('BEGIN');
+  if (marked) {
+    const { rows: made } = await client.query<{ name: string }>(`
+      SELECT c.relname AS name FROM pg_class c
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+        AND c.relname <> '${COPY_MARK}' AND NOT EXISTS (SELECT 1 FROM ${COPY_MARK} m WHERE c.relname::text = ANY (m.kept))`);
+    for (const { name } of made) await client.query(`DROP TABLE IF EXISTS ${quoted(name)} CASCADE`);
+    await client.query(`UPDATE ${COPY_MARK} SET source = $1, started_at = now()`, [source]);
+  } else {
+    await client.query(`
+      CREATE TABLE ${COPY_MARK} (source TEXT NOT NULL, started_at TIMESTAMPTZ NOT NULL, kept TEXT[] NOT NULL);
+      COMMENT ON TABLE ${COPY_MARK} IS 'ledger-query copy: this database is incomplete until the copy drops this table'`);
+    // Tables that were there before (not ours) are left alone by a copy that starts over.
+    await client.query(`
+      INSERT INTO ${COPY_MARK} (source, started_at, kept)
+      SELECT $1, now(), coalesce(array_agg(relname::text), '{}') FROM pg_class
+      WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') AND relname <> '${COPY_MARK}'`, [source]);
+  }
+  await client.query('COMMIT');
+}
+
+export async function openPostgresCopyTarget(url: string, source: string): Promise<CopyTarget> {
+  let client: pg.Client | undefined;
+  try {
+    client = await connect(url, 'copy target');
+    client.on('error', () => {});
+    await checkSession(client, { allowIncomplete: true });
+    await markOrReset(client, url, source);
+    await migrate(client);
+    await client.query(`SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0; SET maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
+    await client.query('BEGIN');
+    const reader = await postgresTableReader(client, url);
+    // Indexes the migrations made that no constraint owns: dropped while the rows load, built after them.
+    const { rows } = await client.query<{ name: string; sql: string }>(`
+      SELECT ic.relname AS name, pg_get_indexdef(i.indexrelid) AS sql
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+      WHERE ic.relnamespace = current_schema()::regnamespace AND NOT ic.relispartition
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`);
+    for (const { name } of rows) await client.query(`DROP INDEX ${quoted(name)}`);
+    return new PostgresCopyTarget(client, reader, rows.map((r) => r.sql));
+  } catch (e) {
+    await client?.end().catch(() => undefined);
+    throw fromPostgres(e, url);
+  }
+}
+
+class PostgresCopyTarget implements CopyTarget {
+  readonly tables: readonly TableShape[];
+
+  constructor(private readonly client: pg.Client, readonly reader: TableReader, private readonly indexes: string[]) {
+    this.tables = reader.tables;
+  }
+
+  /** COPY in binary, each batch encoded as the target's columns take it, written as the server takes it in. */
+  async load(table: TableShape, batches: RowBatches): Promise<void> {
+    const columns = table.columns.map((c) => quoted(c.name)).join(', ');
+    const stream = this.client.query(copyFrom(`COPY ${quoted(table.name)} (${columns}) FROM STDIN (FORMAT binary)`));
+    const encode = table.columns.map((c) => encoderOf(c.type));
+    let first = true;
+    for await (const rows of batches) {
+      const out = new BinaryCopyWriter();
+      for (const row of rows) {
+        out.row(row.length);
+        for (let i = 0; i < row.length; i++) {
+          const v = row[i]!;
+          if (v === null) out.null();
+          else encode[i]!(out, v);
+        }
+      }
+      const data = out.finish();
+      // One header opens the stream and one trailer closes it: each batch's own are cut off.
+      const body = data.subarray(first ? 0 : HEADER_BYTES, data.length - TRAILER.length);
+      first = false;
+      if (!stream.write(body)) await once(stream, 'drain');
+    }
+    if (first) stream.write(new BinaryCopyWriter().finish().subarray(0, HEADER_BYTES));
+    stream.end(TRAILER);
+    await finished(stream);
+  }
+
+  async finishLoad(): Promise<void> {
+    for (const sql of this.indexes) await this.client.query(sql);
+    // Identity columns (parties, markets) go on numbering after the copied rows.
+    const { rows } = await this.client.query<{ table: string; column: string }>(`
+      SELECT c.relname AS table, a.attname AS column FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND a.attidentity <> ''`);
+    for (const { table, column } of rows) {
+      await this.client.query(
+        `SELECT setval(pg_get_serial_sequence($1, $2), coalesce(max(${quoted(column)}), 0) + 1, false) FROM ${quoted(table)}`,
+        [quoted(table), column],
+      );
+    }
+  }
+
+  async complete(): Promise<void> {
+    await this.client.query(`DROP TABLE ${COPY_MARK}`);
+    await this.client.query('COMMIT');
+    // The planner's statistics, which autovacuum would gather in its own time.
+    await this.client.query('ANALYZE');
+    await this.client.end();
+  }
+
+  /** Ends the session, and the server rolls its transaction back: a ROLLBACK would queue behind a COPY cut off midway. */
+  async abandon(): Promise<void> {
+    await this.client.end().catch(() => undefined);
+  }
+}
+
+type Encode = (out: BinaryCopyWriter, v: NonNullable<NeutralValue>) => void;
+
+/** How a neutral value is written into a column of `type`, in that type's binary form. */
+function encoderOf(type: string): Encode {
+  if (type.startsWith('numeric')) return (out, v) => out.numeric(v as bigint);
+  switch (type) {
+    case 'smallint': return (out, v) => out.int2(Number(v));
+    case 'integer': return (out, v) => out.int4(Number(v));
+    case 'bigint': return (out, v) => out.int8(v as bigint);
+    case 'text': return (out, v) => out.text(v as string);
+    default: return (out, v) => out.bytea(v as Uint8Array);
+  }
+}

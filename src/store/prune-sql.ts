@@ -1,0 +1,37 @@
+/**
+ * The rules of retention (docs/compatibility.md, section 13) as SQL both
+ * backends take, for their pruners (./sqlite/pruner.ts,
+ * ./postgres/pruner.ts). `h` is a history row being pruned, `o` its
+ * order's current state.
+ */
+import { STATUS } from '../domain/enums.js';
+
+/** The statuses of an order that can still trade: it is kept, whatever its age. */
+export const CAN_TRADE = `(${STATUS.ACTIVE}, ${STATUS.PARKED})`;
+
+/**
+ * `h` is its order's latest row, the one its current state `o` was written
+ * with: of the current version, and no later row of that version (a
+ * version's rows only ever follow each other; a later version would be the
+ * current one).
+ */
+export const IS_LATEST =
+  'o.version = h.version AND NOT EXISTS (SELECT 1 FROM orders_history l ' +
+  'WHERE l.id_bytes = h.id_bytes AND l.version = h.version AND l.height > h.height)';
+
+/** The columns of orders_current that order_counts counts, by the planner's dimension names. */
+export const COUNTED_DIMENSIONS = [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_in_force'], ['live', 'live']] as const;
+
+/**
+ * Orders forgotten by pruning history rows from `?` (inclusive) to `?`
+ * (exclusive): those whose latest row is there and that cannot trade. Their
+ * id and counted columns.
+ */
+export const FORGOTTEN_SQL =
+  `SELECT o.id_bytes, ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')} ` +
+  'FROM orders_history h JOIN orders_current o ON o.id_bytes = h.id_bytes ' +
+  `WHERE h.height >= ? AND h.height < ? AND o.status NOT IN ${CAN_TRADE} AND ${IS_LATEST}`;
+
+/** Of history rows `h` being pruned, those that stay: the latest row of an order that can still trade. */
+export const RESTS =
+  `EXISTS (SELECT 1 FROM orders_current o WHERE o.id_bytes = h.id_bytes AND o.status IN ${CAN_TRADE} AND ${IS_LATEST})`;

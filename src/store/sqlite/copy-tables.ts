@@ -1,0 +1,72 @@
+/**
+ * The embedded store's side of a copy that both the source and the target
+ * need: its tables' shapes read from the schema (sqlite_master and the
+ * table pragmas), and each table's rows read in key order as neutral rows
+ * (../copy/neutral.ts).
+ */
+import type Database from 'better-sqlite3';
+import { InternalError } from '../../errors.js';
+import type { RowBatches, TableReader } from '../copy/contract.js';
+import { fromSqlite } from './errors.js';
+import { u64Of, type NeutralKind, type NeutralRow, type TableShape } from '../copy/neutral.js';
+
+/** Declared types (STRICT tables) -> kinds. ANY holds the unsigned 64-bit values (../rows.ts u64()). */
+const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: 'text', BLOB: 'bytes' };
+
+/** Rows per batch: a few MB. */
+const BATCH_ROWS = 8192;
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+interface ColumnInfo { name: string; type: string; pk: bigint | number }
+
+/** Every table of the store, SQLite's own left out, each with its primary key or else its first whole unique index as key. */
+export function tableShapes(db: Database.Database): TableShape[] {
+  const names = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    .pluck().all() as string[];
+  return names.map((name) => {
+    const info = db.prepare(`PRAGMA table_info(${quoted(name)})`).all() as ColumnInfo[];
+    const columns = info.map((c) => {
+      const kind = KINDS[c.type.toUpperCase()];
+      if (kind === undefined) throw new InternalError(`cannot copy column ${name}.${c.name} of type ${c.type}`);
+      return { name: c.name, kind, type: c.type.toUpperCase() };
+    });
+    const pk = info.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => c.name);
+    return { name, columns, key: pk.length > 0 ? pk : uniqueKey(db, name) ?? columns.map((c) => c.name) };
+  });
+}
+
+function uniqueKey(db: Database.Database, table: string): string[] | undefined {
+  const indexes = db.prepare(`PRAGMA index_list(${quoted(table)})`).all() as { name: string; unique: bigint | number; partial: bigint | number }[];
+  const index = indexes.filter((i) => Number(i.unique) === 1 && Number(i.partial) === 0).sort((a, b) => a.name.localeCompare(b.name))[0];
+  if (index === undefined) return undefined;
+  return (db.prepare(`PRAGMA index_info(${quoted(index.name)})`).all() as { name: string }[]).map((c) => c.name);
+}
+
+/** A table's rows, `table`'s columns in its order, by `key`, in batches; each value as the neutral form has it. */
+export async function* sqliteRows(db: Database.Database, table: TableShape, key: readonly string[]): RowBatches {
+  const columns = table.columns.map((c) => quoted(c.name)).join(', ');
+  const order = key.map(quoted).join(', ');
+  const statement = db.prepare(`SELECT ${columns} FROM ${quoted(table.name)} ORDER BY ${order}`).raw(true).safeIntegers(true);
+  const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
+  let batch: NeutralRow[] = [];
+  for (const row of statement.iterate() as IterableIterator<NeutralRow>) {
+    for (const i of u64At) if (row[i] !== null) row[i] = u64Of(row[i]);
+    batch.push(row);
+    if (batch.length === BATCH_ROWS) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** Reads the tables of an open connection (the source's snapshot, or a target's file to check it). */
+export function sqliteTableReader(db: Database.Database, path: string): TableReader {
+  return {
+    tables: tableShapes(db),
+    rows: (table, key) => sqliteRows(db, table, key),
+    count: async (table) => Number(db.prepare(`SELECT count(*) FROM ${quoted(table.name)}`).pluck().get() as bigint),
+    fault: (e) => fromSqlite(e, path),
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * An embedded store as a copy's target. The file is built as
+ * ledger.db.copy-in-progress in the target folder (../incomplete.ts: its
+ * presence is the mark every command refuses), its schema created by the
+ * store's own migrations, and renamed to ledger.db once checked: a rename is
+ * atomic, so the folder holds a whole store or an incomplete one, never a
+ * part served as if whole. While building: a journal in memory and no
+ * syncing (a copy cut short is started over, never recovered), indexes dropped and
+ * built once after the rows, large transactions.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import { CopyMismatchError, StoreNotEmptyError } from '../../errors.js';
+import type { CopyTarget, RowBatches } from '../copy/contract.js';
+import type { NeutralRow, TableShape } from '../copy/neutral.js';
+import { copyInProgressPath } from '../incomplete.js';
+import { databasePath } from '../location.js';
+import { u64 } from '../rows.js';
+import { openDatabase } from './database.js';
+import { fromSqlite } from './errors.js';
+import { sqliteTableReader } from './copy-tables.js';
+
+/** The page cache while building: index builds sort in it. */
+const BUILD_CACHE_KIB = 512 * 1024;
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** A target folder must hold no store; a copy cut short before is removed, to start over. */
+function prepareFolder(dataDir: string): string {
+  if (existsSync(databasePath(dataDir))) {
+    throw new StoreNotEmptyError(`${dataDir} already holds a store (ledger.db): copy into an empty or new folder`);
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const path = copyInProgressPath(dataDir);
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
+  return path;
+}
+
+export function openSqliteCopyTarget(dataDir: string): CopyTarget {
+  const path = prepareFolder(dataDir);
+  // Creating the file is the mark: it is there from before the schema, let alone the first row.
+  closeSync(openSync(path, 'wx'));
+  const db = openDatabase({ path });
+  try {
+    return new SqliteCopyTarget(db, path, databasePath(dataDir));
+  } catch (e) {
+    db.close();
+    throw fromSqlite(e, path);
+  }
+}
+
+class SqliteCopyTarget implements CopyTarget {
+  readonly tables: readonly TableShape[];
+  readonly reader;
+  /** The indexes the migrations made, dropped while rows load and made again after. */
+  private readonly indexes: string[];
+
+  constructor(private readonly db: Database.Database, private readonly path: string, private readonly finalPath: string) {
+    // Out of WAL (every page written twice, and the WAL as large as the store), to a journal in
+    // memory: pages appended to a file are not journaled at all. OFF is refused by the driver's defensive mode.
+    db.pragma('journal_mode = DELETE');
+    db.pragma('journal_mode = MEMORY');
+    db.pragma('synchronous = OFF');
+    db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
+    // Tables load in any order (orders before the parties they name): references are checked once, after.
+    db.pragma('foreign_keys = OFF');
+    this.reader = sqliteTableReader(db, path);
+    this.tables = this.reader.tables;
+    const indexes = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+    this.indexes = indexes.map((i) => i.sql);
+    for (const i of indexes) db.exec(`DROP INDEX ${quoted(i.name)}`);
+  }
+
+  async load(table: TableShape, batches: RowBatches): Promise<void> {
+    const columns = table.columns.map((c) => quoted(c.name));
+    const insert = this.db.prepare(`INSERT INTO ${quoted(table.name)} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
+    const write = this.db.transaction((rows: NeutralRow[]) => {
+      for (const row of rows) {
+        for (const i of u64At) if (row[i] !== null) row[i] = u64(row[i] as bigint);
+        insert.run(row);
+      }
+    });
+    try {
+      for await (const rows of batches) write(rows);
+    } catch (e) {
+      throw fromSqlite(e, this.path);
+    }
+  }
+
+  async finishLoad(): Promise<void> {
+    try {
+      this.db.transaction(() => {
+        for (const sql of this.indexes) this.db.exec(sql);
+      })();
+      const broken = this.db.pragma('foreign_key_check') as { table: string; parent: string }[];
+      if (broken.length > 0) {
+        throw new CopyMismatchError(`the copy of table ${broken[0]!.table} names rows of ${broken[0]!.parent} that the copy does not hold: ${this.path} stays incomplete`);
+      }
+      this.db.pragma('foreign_keys = ON');
+    } catch (e) {
+      throw fromSqlite(e, this.path);
+    }
+  }
+
+  /** Back to the store's journal mode, synced, then renamed into place: the mark goes with the rename. */
+  async complete(): Promise<void> {
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.close();
+      syncFile(this.path);
+      renameSync(this.path, this.finalPath);
+      syncFile(dirname(this.finalPath));
+    } catch (e) {
+      throw fromSqlite(e, this.path);
+    }
+  }
+
+  async abandon(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

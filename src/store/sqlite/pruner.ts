@@ -1,0 +1,139 @@
+/**
+ * The embedded store's pruning (docs/compatibility.md, section 13), run by
+ * the writer thread between groups (../prune-turns.ts): each batch is one
+ * transaction over a run of whole blocks older than the window, deleting
+ * what the window no longer keeps. The pages it frees go on SQLite's free
+ * list, and the blocks that follow reuse them: the file stops growing once
+ * the window is full (it never shrinks on its own; README "Retention").
+ */
+import type Database from 'better-sqlite3';
+import { cutoffTime } from '../../domain/retention.js';
+import type { PruneBatch } from '../prune-turns.js';
+import { COUNTED_DIMENSIONS, FORGOTTEN_SQL, RESTS } from '../prune-sql.js';
+import { fromU64, u64 } from '../rows.js';
+
+interface State {
+  pruned_below: unknown;
+  recheck_height: unknown;
+}
+
+export class SqlitePruner {
+  private readonly statements: ReturnType<typeof prepare>;
+  private readonly transaction: (maxRows: number) => PruneBatch;
+  /** The writer's WAL autocheckpoint, in pages (./database.ts). */
+  private readonly checkpointPages: number;
+
+  constructor(private readonly db: Database.Database, private readonly windowNs: bigint) {
+    this.statements = prepare(db);
+    this.transaction = db.transaction((maxRows: number) => this.batch(maxRows)).immediate;
+    this.checkpointPages = Number(db.pragma('wal_autocheckpoint', { simple: true }));
+  }
+
+  /**
+   * One batch of about `maxRows` rows, in one transaction that takes the
+   * write lock at once. Its commit never writes the WAL back into the file
+   * (seconds for the hundreds of MB the writer lets it hold): the next
+   * group's does, as it would have without pruning, so a batch stays short.
+   */
+  readonly step = (maxRows: number): PruneBatch => {
+    this.db.pragma('wal_autocheckpoint = 0');
+    try {
+      return this.transaction(maxRows);
+    } finally {
+      this.db.pragma(`wal_autocheckpoint = ${this.checkpointPages}`);
+    }
+  };
+
+  private batch(maxRows: number): PruneBatch {
+    const started = performance.now();
+    const s = this.statements;
+    const last = s.lastBlock.get() as { height: unknown; time: bigint } | undefined;
+    if (last === undefined) return { rows: 0, more: false };
+    const lastHeight = fromU64(last.height);
+    const cutoff = cutoffTime(last.time, this.windowNs);
+    const state = s.state.get() as State;
+    let below = fromU64(state.pruned_below);
+    let recheck = fromU64(state.recheck_height);
+    let rows = 0;
+
+    // Rows stored since the last look supersede the resting rows of their orders.
+    if (recheck < lastHeight) {
+      if (s.anyResting.get(u64(below)) === undefined) {
+        recheck = lastHeight;
+      } else {
+        const nth = s.nthRowAbove.get(u64(recheck), maxRows) as unknown;
+        const end = nth === undefined ? lastHeight : fromU64(nth);
+        rows += s.deleteSuperseded.run(u64(below), u64(recheck), u64(end)).changes;
+        recheck = end;
+      }
+    }
+
+    // The blocks from `below` on that are older than the window, as many as the budget takes.
+    let more = recheck < lastHeight;
+    let swept = false;
+    const first = s.firstBlockFrom.get(u64(below)) as { height: unknown; time: bigint } | undefined;
+    if (first !== undefined && first.time < cutoff) {
+      const nth = s.nthRowFrom.get(u64(below), maxRows) as unknown;
+      const firstHeight = fromU64(first.height);
+      const limit = nth === undefined ? undefined : fromU64(nth) > firstHeight ? fromU64(nth) : firstHeight + 1n;
+      // The batch ends at the first block not older than the window, or at the budget's end, whichever comes first.
+      const upto = limit ?? lastHeight + 1n;
+      const young = s.firstYoungBlock.get(u64(firstHeight), u64(upto), cutoff) as unknown;
+      const next = young === undefined ? (s.firstBlockFrom.get(u64(upto)) as { height: unknown; time: bigint } | undefined) : undefined;
+      const end = young !== undefined ? fromU64(young) : next === undefined ? upto : fromU64(next.height);
+      const olderLeft = young === undefined && next !== undefined && next.time < cutoff;
+      rows += this.sweep(below, end);
+      below = end;
+      more ||= olderLeft;
+      swept = true;
+    }
+    const ns = BigInt(Math.round((performance.now() - started) * 1e6));
+    s.update.run(u64(below), u64(recheck), swept ? this.windowNs : null, rows, ns, ns);
+    return { rows, more };
+  }
+
+  /** Prunes history from `from` up to `to` (exclusive), whole blocks older than the window; returns the rows deleted. */
+  private sweep(from: bigint, to: bigint): number {
+    const s = this.statements;
+    const range = [u64(from), u64(to)];
+    const forgotten = s.forgotten.all(...range) as unknown[][];
+    const counts = COUNTED_DIMENSIONS.map(() => new Map<bigint, number>());
+    for (const [id, ...counted] of forgotten) {
+      s.deleteCurrent.run(id);
+      counted.forEach((value, d) => counts[d]!.set(value as bigint, (counts[d]!.get(value as bigint) ?? 0) - 1));
+    }
+    counts.forEach((deltas, d) => {
+      for (const [value, delta] of deltas) s.addCount.run(COUNTED_DIMENSIONS[d]![0], value, delta);
+    });
+    const history = s.deleteHistory.run(...range).changes;
+    s.deleteBlocks.run(u64(to));
+    return forgotten.length + history;
+  }
+}
+
+function prepare(db: Database.Database) {
+  return {
+    lastBlock: db.prepare('SELECT height, time FROM last_block WHERE only_row = 1'),
+    state: db.prepare('SELECT pruned_below, recheck_height FROM retention WHERE only_row = 1'),
+    anyResting: db.prepare('SELECT 1 FROM orders_history WHERE height < ? LIMIT 1'),
+    nthRowAbove: db.prepare('SELECT height FROM orders_history WHERE height > ? ORDER BY height, seq LIMIT 1 OFFSET ?').pluck(),
+    nthRowFrom: db.prepare('SELECT height FROM orders_history WHERE height >= ? ORDER BY height, seq LIMIT 1 OFFSET ?').pluck(),
+    // Below `pruned_below` only resting rows are left: a newer row of their order means they rest no more.
+    deleteSuperseded: db.prepare(
+      'DELETE FROM orders_history WHERE height < ? AND id_bytes IN (SELECT id_bytes FROM orders_history WHERE height > ? AND height <= ?)',
+    ),
+    firstBlockFrom: db.prepare('SELECT height, time FROM blocks WHERE height >= ? ORDER BY height LIMIT 1'),
+    firstYoungBlock: db.prepare('SELECT height FROM blocks WHERE height > ? AND height < ? AND time >= ? ORDER BY height LIMIT 1').pluck(),
+    forgotten: db.prepare(FORGOTTEN_SQL).raw(true),
+    deleteCurrent: db.prepare('DELETE FROM orders_current WHERE id_bytes = ?'),
+    addCount: db.prepare(
+      'INSERT INTO order_counts (dimension, value, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n',
+    ),
+    deleteHistory: db.prepare(`DELETE FROM orders_history AS h WHERE h.height >= ? AND h.height < ? AND NOT ${RESTS}`),
+    deleteBlocks: db.prepare('DELETE FROM blocks WHERE height < ?'),
+    update: db.prepare(
+      'UPDATE retention SET pruned_below = ?, recheck_height = ?, window_ns = coalesce(?, window_ns), ' +
+        'rows_pruned = rows_pruned + ?, prune_ns = prune_ns + ?, longest_batch_ns = max(longest_batch_ns, ?) WHERE only_row = 1',
+    ),
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * `ledger-query copy` on the real network's recording, in every direction
+ * across the embedded store and each PostgreSQL server of the run: the
+ * source holds the recording up to a block in its middle; each copy says
+ * that block, and answers every endpoint with the source's bytes; then the
+ * rest of the recording ingested into each copy (the blocks it holds are
+ * checked against their digests and skipped) gives what a store that
+ * ingested the recording whole answers. A target that is not empty is
+ * refused on one line, nothing changed.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { BACKENDS, EMBEDDED, type Backend, type FreshStore } from '../support/backends.js';
+import { runCli, type RunningServer } from '../support/cli.js';
+import { sameAnswers } from '../support/copy-answers.js';
+import { copyScratch, named } from '../support/copy-scratch.js';
+import { realRecording } from '../support/real-recording.js';
+import { ndjson, recordingBlocks } from '../support/recording-blocks.js';
+
+const scratch = copyScratch('lq-copy-');
+const { dir, fresh } = scratch;
+const served = (s: FreshStore) => scratch.serve(['--no-ingest', ...s.args]);
+const stop = (server: RunningServer) => scratch.stop(server);
+
+test('copy in every direction holds the source at its block, answers as it, and ingests on from the next block', async (t) => {
+  const recording = realRecording(t);
+  if (recording === undefined) return;
+  const blocks = recordingBlocks(recording);
+  const middle = blocks.ends[Math.floor(blocks.ends.length / 2)]!;
+
+  // The source: the recording up to a block in its middle. The reference: all of it.
+  const source = await fresh(EMBEDDED);
+  const part = runCli(['ingest', '-', ...source.args], ndjson(blocks, 0, middle.events));
+  assert.equal(part.status, 0, part.stderr);
+  assert.match(part.stdout, new RegExp(`last block ${middle.height}\\b`));
+  const whole = await fresh(EMBEDDED);
+  assert.equal(runCli(['ingest', recording, ...whole.args]).status, 0);
+  const reference = await served(whole);
+
+  const postgres = BACKENDS.filter((b) => b !== EMBEDDED);
+  const copies: { from: FreshStore; to: FreshStore; what: string }[] = [];
+  const copy = async (from: FreshStore, to: FreshStore, what: string) => {
+    const r = runCli(['copy', '--from', named(from), '--to', named(to)]);
+    assert.equal(r.status, 0, `${what}: ${r.stderr}`);
+    assert.match(r.stdout, new RegExp(`: block ${middle.height}, \\d+ rows in \\d+ tables, checked,`), what);
+    copies.push({ from, to, what });
+  };
+  // Into each server first: those copies are the sources of the ones that leave PostgreSQL.
+  const onServer = new Map<Backend, FreshStore>();
+  for (const b of postgres) {
+    const to = await fresh(b);
+    await copy(source, to, `embedded -> ${b.name}`);
+    onServer.set(b, to);
+  }
+  await copy(source, await fresh(EMBEDDED), 'embedded -> embedded');
+  for (const [i, b] of postgres.entries()) {
+    const from = onServer.get(b)!;
+    await copy(from, await fresh(EMBEDDED), `${b.name} -> embedded`);
+    const next = postgres[(i + 1) % postgres.length]!;
+    await copy(from, await fresh(next), `${b.name} -> ${next.name}`);
+  }
+
+  const sources = new Map<FreshStore, RunningServer>();
+  for (const { from, to, what } of copies) {
+    if (!sources.has(from)) sources.set(from, await served(from));
+    const target = await served(to);
+    const asked = await sameAnswers(target, sources.get(from)!, what);
+    assert.ok(asked > 40, `${what}: ${asked} answers compared`);
+    await stop(target);
+  }
+  for (const server of sources.values()) await stop(server);
+
+  for (const { to, what } of copies) {
+    const r = runCli(['ingest', recording, ...to.args]);
+    assert.equal(r.status, 0, `${what}: ${r.stderr}`);
+    // Every block the copy holds was read again and found the same; the rest stored.
+    assert.match(r.stdout, new RegExp(`${blocks.ends.length - Number(middle.height) - 1} blocks stored, ${Number(middle.height) + 1} already stored`), what);
+    const target = await served(to);
+    await sameAnswers(target, reference, `${what}, then the rest ingested`);
+    await stop(target);
+  }
+});
+
+test('a target that is not empty is refused on one line, nothing changed', async () => {
+  const source = await fresh(EMBEDDED);
+  const small = runCli(['simulate', '--out', join(dir, 'small.events'), '--blocks', '20', '--seed', '3']);
+  assert.equal(small.status, 0, small.stderr);
+  assert.equal(runCli(['ingest', join(dir, 'small.events'), ...source.args]).status, 0);
+  for (const backend of BACKENDS) {
+    const target = await fresh(backend);
+    assert.equal(runCli(['ingest', join(dir, 'small.events'), ...target.args]).status, 0);
+    const before = await fingerprint(target);
+    const r = runCli(['copy', '--from', named(source), '--to', named(target)], undefined, 30_000);
+    assert.equal(r.status, 1, `${backend.name}: ${r.stderr}`);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, /^ledger-query copy: .* already holds a (ledger-query )?store/);
+    assert.deepEqual(await fingerprint(target), before, `${backend.name}: nothing changed`);
+  }
+});
+
+/** What a store holds: its file's bytes, or every table's rows. */
+async function fingerprint(s: FreshStore): Promise<string> {
+  if (s.config.databaseUrl === undefined) return createHash('sha256').update(readFileSync(join(s.config.dataDir, 'ledger.db'))).digest('hex');
+  const tables = await s.select(`SELECT relname AS t FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' ORDER BY 1`);
+  const rows: unknown[] = [];
+  for (const { t } of tables) rows.push(t, await s.select(`SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) AS h, count(*) AS n FROM "${String(t)}" x`));
+  return JSON.stringify(rows);
+}
+
+test('a copy whose check fails names the table and leaves the target refused as incomplete', async () => {
+  const source = await fresh(EMBEDDED);
+  assert.equal(runCli(['simulate', '--out', join(dir, 'check.events'), '--blocks', '10', '--seed', '5']).status, 0);
+  assert.equal(runCli(['ingest', join(dir, 'check.events'), ...source.args]).status, 0);
+  // A table the target's schema does not have: its rows could not come along.
+  const db = new Database(join(source.config.dataDir, 'ledger.db'));
+  db.exec('CREATE TABLE lq_unknown (n INTEGER PRIMARY KEY) STRICT; INSERT INTO lq_unknown VALUES (1)');
+  db.close();
+  for (const backend of [EMBEDDED, BACKENDS[1] ?? EMBEDDED]) {
+    const target = await fresh(backend);
+    const r = runCli(['copy', '--from', named(source), '--to', named(target)]);
+    assert.equal(r.status, 65, r.stderr);
+    assert.match(r.stderr.trim(), /^ledger-query copy: the target's schema has no table lq_unknown, which the source store has$/);
+    const refused = runCli(['serve', '--no-ingest', '--port', '0', ...target.args], undefined, 30_000);
+    assert.equal(refused.status, 66, refused.stderr);
+    assert.match(refused.stderr, /is an incomplete copy/);
+  }
+});

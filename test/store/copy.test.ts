@@ -1,0 +1,64 @@
+/** The backend-neutral parts of a copy: table checks, table plans, and COPY's binary form read back. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CopyMismatchError } from '../../src/errors.js';
+import { planTables, type TableShape } from '../../src/store/copy/neutral.js';
+import { TableHash } from '../../src/store/copy/table-hash.js';
+import { BinaryCopyReader } from '../../src/store/postgres/copy-binary-reader.js';
+import { BinaryCopyWriter } from '../../src/store/postgres/copy-binary.js';
+
+const hashOf = (rows: (bigint | string | Uint8Array | null)[][]) => {
+  const h = new TableHash();
+  for (const r of rows) h.add(r);
+  return h.finish();
+};
+
+test('a table check tells apart what a backend could confuse, and only that', () => {
+  const rows = [[1n, 'a', Buffer.from([1, 2]), null], [(1n << 64n) - 1n, '', Buffer.alloc(0), -(1n << 63n)]];
+  assert.deepEqual(hashOf(rows), hashOf(rows.map((r) => [...r])));
+  assert.equal(hashOf(rows).rows, 2);
+  const differs = [
+    [[1n, 'a', Buffer.from([1, 2]), 0n], rows[1]!], // null is not 0
+    [[1n, '', Buffer.from([1, 2]), null], rows[1]!], // nor ''
+    [['1', 'a', Buffer.from([1, 2]), null], rows[1]!], // text is not a number
+    [[1n, 'a', Buffer.from('a'), null], rows[1]!],
+    [rows[1]!, rows[0]!], // key order matters
+    [[1n, 'a', Buffer.from([1]), Buffer.from([2]), null], rows[1]!], // values are framed
+  ];
+  for (const other of differs) assert.notEqual(hashOf(other as typeof rows).hash, hashOf(rows).hash, JSON.stringify(other, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+  assert.notEqual(hashOf([[-1n]]).hash, hashOf([[(1n << 64n) - 1n]]).hash, 'a negative int64 is not its unsigned twin');
+});
+
+const shape = (name: string, columns: [string, TableShape['columns'][number]['kind']][]): TableShape => ({
+  name, key: [columns[0]![0]], columns: columns.map(([n, kind]) => ({ name: n, kind, type: kind })),
+});
+
+test('a plan pairs tables by name, columns in the source order, and names a table the stores disagree on', () => {
+  const source = [shape('blocks', [['height', 'u64'], ['hash', 'text']])];
+  const [plan] = planTables(source, [shape('blocks', [['hash', 'text'], ['height', 'u64']])]);
+  assert.deepEqual(plan!.target.columns.map((c) => c.name), ['height', 'hash']);
+  assert.throws(() => planTables(source, [shape('blocks', [['height', 'int'], ['hash', 'text']])]), (e: unknown) => e instanceof CopyMismatchError && /table blocks differs/.test(e.message));
+  assert.throws(() => planTables(source, [...source, shape('retention', [['blocks', 'u64']])]), /no table retention/);
+  assert.throws(() => planTables([...source, shape('x', [['a', 'int']])], source), /target's schema has no table x/);
+});
+
+test("COPY's binary form reads back field by field, however the bytes are cut", () => {
+  const out = new BinaryCopyWriter();
+  const rows = [[5, 'ünïcode', null], [-1, '', Buffer.from([0, 255])]] as const;
+  for (const [n, s, b] of rows) {
+    out.row(3);
+    out.int4(n);
+    out.text(s);
+    if (b === null) out.null();
+    else out.bytea(b);
+  }
+  const data = out.finish();
+  for (const size of [1, 3, 7, data.length]) {
+    const reader = new BinaryCopyReader(3);
+    const got: (Buffer | null)[][] = [];
+    for (let at = 0; at < data.length; at += size) got.push(...reader.push(data.subarray(at, at + size)));
+    reader.end();
+    assert.deepEqual(got.map(([n, s, b]) => [n!.readInt32BE(0), s!.toString('utf8'), b == null ? null : [...b]]), [[5, 'ünïcode', null], [-1, '', [0, 255]]], `chunks of ${size}`);
+  }
+  assert.throws(() => new BinaryCopyReader(3).end(), /without its trailer/);
+});

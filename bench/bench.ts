@@ -129,7 +129,7 @@ async function raw(store: QueryStore, shape: Shape, paths: readonly string[]): P
   }
   const elapsed = (performance.now() - started) / 1000;
   times.sort((a, b) => a - b);
-  return { rate: times.length / elapsed, p50: percentile(times, 50), p99: percentile(times, 99) };
+  return { rate: times.length / elapsed, requests: times.length, p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
 /** The same paths answered by the static server, with the bytes the real one gave. */

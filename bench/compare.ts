@@ -14,10 +14,12 @@
  * once; one store ingested from it serves both, unless the base cannot read
  * a store of this schema (an older base): then it ingests the same file into
  * a store of its own. Every shape is driven by wrk (16 connections, its own
- * process), each build's `serve` with its defaults (one HTTP process per core).
+ * process), each build's `serve` with its defaults (one HTTP process per core;
+ * --workers N for N, and as many static server processes). Beside each rate,
+ * the server's CPU time per request (all its processes).
  *
  * Usage: npm run bench:compare -- [--base COMMIT[,COMMIT...]] [--static] [--database-url URL | --postgres]
- *   [--rounds 3] [--seconds 5] [--blocks 3000] [--only cached,first,uncached,stream]
+ *   [--rounds 3] [--seconds 5] [--blocks 3000] [--only cached,first,uncached,stream] [--workers N]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/open.js';
 import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from '../test/support/pg-server.js';
 import { BENCH_DATA } from './dataset.js';
-import { capture, checkWrk, startProcess, wrk, type RunningServer } from './load.js';
+import { capture, checkWrk, startProcess, treeCpuSeconds, wrk, type RunningServer } from './load.js';
 import { cursorPool, casePaths, ORDERS, type Case, type Shape } from './shapes.js';
 import { READY_PATH, writeManifest } from './static-server.js';
 import { streamSnapshots } from './stream-snapshots.js';
@@ -109,11 +111,11 @@ interface Contestant {
   stream: boolean;
 }
 
-function serveContestant(name: string, cli: string, store: string[]): Contestant {
+function serveContestant(name: string, cli: string, store: string[], workers: string[]): Contestant {
   return {
     name,
     stream: existsSync(join(cli, '..', 'api', 'stream')),
-    start: (cached) => startProcess([cli, 'serve', '--no-ingest', ...store, '--port', '0', ...(cached ? [] : ['--answer-cache-mb', '0'])], FIRST_PAGE),
+    start: (cached) => startProcess([cli, 'serve', '--no-ingest', ...store, ...workers, '--port', '0', ...(cached ? [] : ['--answer-cache-mb', '0'])], FIRST_PAGE),
   };
 }
 
@@ -128,21 +130,30 @@ async function canServe(cli: string, dataDir: string): Promise<boolean> {
 }
 
 /** The static server on the answers `origin` gives for `paths`. */
-async function staticContestant(origin: string, paths: readonly string[]): Promise<Contestant> {
+async function staticContestant(origin: string, paths: readonly string[], workers: string[]): Promise<Contestant> {
   const dir = mkdtempSync(join(COMPARE_DATA, '.static-'));
   writeManifest(dir, await capture(origin, paths, false));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return { name: 'static', stream: false, start: () => startProcess([STATIC_SERVER, dir], READY_PATH) };
+  return { name: 'static', stream: false, start: () => startProcess([STATIC_SERVER, dir, ...workers.slice(1)], READY_PATH) };
 }
 
-/** Requests (or, for the stream, snapshots) per second of `shape` on a running server. */
-async function measure(server: RunningServer, shape: ShapeName, paths: { random: string[]; market: string }, seconds: number): Promise<number> {
+/**
+ * Requests (or, for the stream, snapshots) per second of `shape` on a
+ * running server, and the server's CPU time per request in us (all its
+ * processes; NaN for the stream): the rate moves with the machine's other
+ * load, the CPU a request takes much less.
+ */
+async function measure(
+  server: RunningServer, shape: ShapeName, paths: { random: string[]; market: string }, seconds: number,
+): Promise<{ rate: number; cpuUs: number }> {
   const load = { seconds, connections: CONNECTIONS, threads: 1, gzip: false };
-  if (shape === 'stream') return streamSnapshots(server.url, paths.market, { seconds, clients: 8 });
+  if (shape === 'stream') return { rate: await streamSnapshots(server.url, paths.market, { seconds, clients: 8 }), cpuUs: NaN };
   const list = shape === 'first' ? [FIRST_PAGE] : paths.random;
   // Each process's cache holds every page before the measurement, as between two blocks for pollers.
   if (shape !== 'uncached') await wrk(server.url, list, { ...load, seconds: 1 });
-  return (await wrk(server.url, list, load)).rate;
+  const cpuBefore = treeCpuSeconds(server.pid);
+  const m = await wrk(server.url, list, load);
+  return { rate: m.rate, cpuUs: ((treeCpuSeconds(server.pid) - cpuBefore) * 1e6) / m.requests };
 }
 
 const median = (xs: readonly number[]) => {
@@ -161,7 +172,7 @@ async function main(): Promise<void> {
     options: {
       base: { type: 'string' }, static: { type: 'boolean' }, 'database-url': { type: 'string' }, postgres: { type: 'boolean' },
       rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, blocks: { type: 'string', default: '3000' },
-      only: { type: 'string' },
+      only: { type: 'string' }, workers: { type: 'string' },
     },
   });
   if (values.base === undefined && values.static !== true) throw new Error('bench:compare needs --base COMMIT, --static, or both');
@@ -169,16 +180,17 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const seconds = Number(values.seconds);
   const shapes = values.only === undefined ? SHAPES : SHAPES.filter((s) => values.only!.split(',').includes(s));
+  const workers = values.workers === undefined ? [] : ['--workers', String(Number(values.workers))];
   const treeCli = join(TREE, 'dist', 'src', 'cli.js');
   const data = dataset(Number(values.blocks));
   const treeStore = data.store(treeCli, 'store-tree');
-  const tree = serveContestant('tree', treeCli, ['--data-dir', treeStore]);
+  const tree = serveContestant('tree', treeCli, ['--data-dir', treeStore], workers);
   const contestants: Contestant[] = [tree];
   // Several bases (a bisect) are measured in the same rounds.
   for (const commit of values.base?.split(',') ?? []) {
     const base = buildBase(commit);
     const baseStore = (await canServe(base.cli, treeStore)) ? treeStore : data.store(base.cli, `store-${base.sha.slice(0, 12)}`);
-    contestants.push(serveContestant(`base ${base.sha.slice(0, 12)}`, base.cli, ['--data-dir', baseStore]));
+    contestants.push(serveContestant(`base ${base.sha.slice(0, 12)}`, base.cli, ['--data-dir', baseStore], workers));
   }
   let postgres: RunningPostgres | undefined;
   let databaseUrl = values['database-url'];
@@ -193,7 +205,7 @@ async function main(): Promise<void> {
     // Ingested by the tree on every run: a database may have been written since.
     log(`ingesting ${data.events} into PostgreSQL`);
     run(process.execPath, [treeCli, 'ingest', data.events, '--database-url', databaseUrl], TREE);
-    contestants.push(serveContestant('tree postgres', treeCli, ['--database-url', databaseUrl]));
+    contestants.push(serveContestant('tree postgres', treeCli, ['--database-url', databaseUrl], workers));
   }
   // The pages asked: cursors of real rows spread through the listing, read off the tree's store.
   const store = await openStore({ dataDir: treeStore }, { readOnly: true });
@@ -205,7 +217,7 @@ async function main(): Promise<void> {
   if (values.static === true) {
     const server = await tree.start(true);
     try {
-      contestants.push(await staticContestant(server.url, [FIRST_PAGE, ...random]));
+      contestants.push(await staticContestant(server.url, [FIRST_PAGE, ...random], workers));
     } finally {
       await server.stop();
     }
@@ -225,17 +237,19 @@ async function main(): Promise<void> {
     }
     return servers.get(key)!;
   };
-  // rates[contestant][shape][round]
+  // rates[contestant][shape][round], and the CPU us per request beside them
   const rates = new Map(contestants.map((c) => [c.name, new Map(shapes.map((s) => [s, [] as number[]]))]));
+  const cpu = new Map(contestants.map((c) => [c.name, new Map(shapes.map((s) => [s, [] as number[]]))]));
   try {
     for (let round = 0; round < rounds; round++) {
       for (const s of shapes) {
         // Each round and shape the other way round: whoever goes first meets the machine as the last measurement left it.
         const order = (round + shapes.indexOf(s)) % 2 === 0 ? contestants : [...contestants].reverse();
         for (const c of order.filter((x) => (s !== 'stream' || x.stream) && (s !== 'uncached' || x.name !== 'static'))) {
-          const rate = await measure(await serverOf(c, s !== 'uncached'), s, paths, seconds);
+          const { rate, cpuUs } = await measure(await serverOf(c, s !== 'uncached'), s, paths, seconds);
           rates.get(c.name)!.get(s)!.push(rate);
-          log(`round ${round + 1}/${rounds} ${c.name} ${s}: ${rate.toFixed(0)}/s`);
+          cpu.get(c.name)!.get(s)!.push(cpuUs);
+          log(`round ${round + 1}/${rounds} ${c.name} ${s}: ${rate.toFixed(0)}/s, ${cpuUs.toFixed(1)} us CPU a request`);
         }
       }
     }
@@ -243,9 +257,9 @@ async function main(): Promise<void> {
     await stopAll();
     await postgres?.stop();
   }
-  const pairs = (a: string, b: string, s: ShapeName) => {
-    const x = rates.get(a)?.get(s) ?? [];
-    const y = rates.get(b)?.get(s) ?? [];
+  const pairs = (a: string, b: string, s: ShapeName, of = rates) => {
+    const x = of.get(a)?.get(s) ?? [];
+    const y = of.get(b)?.get(s) ?? [];
     // A shape one of them does not have (the stream, before it existed; the static server's uncached pages): none.
     return x.length > 0 && x.length === y.length ? x.map((v, i) => v / y[i]!) : [];
   };
@@ -268,6 +282,22 @@ async function main(): Promise<void> {
         const r = pairs(c.name, 'static', s);
         lines.push(ratioLine(`${c.name}/static ${SHAPE_TEXT[s]}`, r, `(${perSecond(c.name, s)}, ${perSecond('static', s)})`));
         if (c.name === 'tree postgres') summary.push(`postgres ${s} ${median(r).toFixed(2)} of static`);
+      }
+    }
+  }
+  // CPU per request, each contestant's, and the static server's as a share of the tree's (what the tree's rate would be, were CPU all).
+  for (const s of shapes.filter((x) => x !== 'stream')) {
+    for (const c of contestants.filter((x) => s !== 'uncached' || x.name !== 'static')) {
+      const us = cpu.get(c.name)!.get(s)!;
+      if (us.length === 0) continue;
+      const sorted = [...us].sort((a, b) => a - b);
+      lines.push(`cpu ${c.name} ${SHAPE_TEXT[s]}: ${median(us).toFixed(1)} us a request (range ${sorted[0]!.toFixed(1)}-${sorted.at(-1)!.toFixed(1)})`);
+    }
+    if (cpu.has('static') && s !== 'uncached') {
+      for (const c of contestants.filter((x) => x.name !== 'static')) {
+        const r = pairs('static', c.name, s, cpu);
+        lines.push(ratioLine(`cpu static/${c.name} ${SHAPE_TEXT[s]}`, r, ''));
+        if (c.name === 'tree') summary.push(`cpu ${s} ${median(r).toFixed(2)} of static`);
       }
     }
   }

@@ -13,6 +13,8 @@ import type { CapturedAnswer } from './static-server.js';
 
 export interface Measure {
   rate: number;
+  /** Requests answered in the measurement. */
+  requests: number;
   /** Milliseconds. */
   p50: number;
   p99: number;
@@ -137,6 +139,29 @@ export function treeRss(pid: number): Rss {
   return sum;
 }
 
+/** Clock ticks a second of /proc/PID/stat's times (USER_HZ: 100 on every Linux the bench runs on). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds (user and system) a process and its descendants have used so
+ * far, from /proc/PID/stat: a measure of work that the machine's other load
+ * does not stretch, as it stretches time (an HTTP process preempted waits
+ * without counting).
+ */
+export function treeCpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const p of processTree(pid)) {
+    try {
+      // The fields after the command's name (which may hold spaces), from the third: utime is the 14th, stime the 15th.
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended between two reads.
+    }
+  }
+  return ticks / TICKS_PER_SECOND;
+}
+
 /** Fails with the install line when wrk is missing, before anything slow starts. */
 export function checkWrk(): void {
   const r = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
@@ -215,7 +240,7 @@ export async function wrk(origin: string, paths: readonly string[], o: LoadOptio
     const r = JSON.parse(line) as WrkResult;
     const errors = r.connect + r.read + r.write + r.status + r.timeout;
     if (errors > 0) throw new Error(`${origin}${paths[0]}: wrk counted errors ${line}`);
-    return { rate: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000 };
+    return { rate: r.requests / (r.duration / 1e6), requests: r.requests, p50: r.p50 / 1000, p99: r.p99 / 1000 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

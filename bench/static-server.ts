@@ -5,7 +5,8 @@
  * cost of computing an answer; this server computes nothing.
  *
  * Run by the bench harness: node dist/bench/static-server.js MANIFEST_DIR
- * (prints "listening at http://..." once every worker listens).
+ * [WORKERS] (one per core by default; prints "listening at http://..." once
+ * every worker listens).
  */
 import cluster from 'node:cluster';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -95,8 +96,7 @@ function serveWorker(dir: string): void {
   });
 }
 
-function servePrimary(): void {
-  const workers = availableParallelism();
+function servePrimary(workers: number): void {
   let listening = 0;
   cluster.on('message', (_worker, message: { port?: number }) => {
     // Workers calling listen(0) share the one port the primary picked for the first.
@@ -120,9 +120,9 @@ function servePrimary(): void {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dir = process.argv[2];
   if (dir === undefined) {
-    process.stderr.write('usage: node dist/bench/static-server.js MANIFEST_DIR\n');
+    process.stderr.write('usage: node dist/bench/static-server.js MANIFEST_DIR [WORKERS]\n');
     process.exit(2);
   }
-  if (cluster.isPrimary) servePrimary();
+  if (cluster.isPrimary) servePrimary(Number(process.argv[3] ?? availableParallelism()));
   else serveWorker(dir);
 }

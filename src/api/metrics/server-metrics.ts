@@ -20,6 +20,9 @@ import { streamSubscribers } from './stream-subscribers.js';
 /** Every metric's name starts so. */
 export const METRIC_PREFIX = 'ledger_query_';
 
+/** How often each process samples its event loop's delay (nodejs_eventloop_lag_*), ms. */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 /** A request that matched no route (a 404), and one answered before any route was chosen for a path with parameters. */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
@@ -192,7 +195,8 @@ export class ServerMetrics {
         this.set(streamSubscribers.count);
       },
     });
-    if (options.processMetrics === true) collectDefaultMetrics({ register: registry });
+    // The event loop's delay is sampled by a timer: prom-client's 10 ms woke every idle process 100 times a second.
+    if (options.processMetrics === true) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
   /**

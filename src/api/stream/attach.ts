@@ -1,7 +1,8 @@
 /**
  * GET /api/v2/stream/orders on a server: each HTTP process has its own hub,
  * told of every block the store commits (by this process's writer thread or
- * another instance's: QueryStore.watchBlocks), and serves both transports.
+ * another instance's: QueryStore.watchBlocks) while it has subscribers, and
+ * serves both transports.
  */
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -64,11 +65,10 @@ export function attachOrderStreams(
     admit: (req: IncomingMessage, socket: Duplex) => boolean;
   },
 ): StreamServer {
-  const hub = new OrderStreamHub(streamSource(store), { bufferBytes: STREAM_BUFFER_BYTES });
+  const hub = new OrderStreamHub(streamSource(store), { bufferBytes: STREAM_BUFFER_BYTES, watchBlocks: (onBlock) => store.watchBlocks(onBlock) });
   const streams = new OrderStreams(hub, {
     perClient: options.perClient, pingSeconds: PING_SECONDS, refusalHeaders: options.refusalHeaders,
   });
-  const stopWatching = store.watchBlocks(() => hub.blockCommitted());
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!asksForWebSocket(req)) return answerWithoutUpgrade(server, req, socket);
     if (!options.admit(req, socket)) return;
@@ -88,7 +88,6 @@ export function attachOrderStreams(
       return hub.size;
     },
     close() {
-      stopWatching();
       streams.close();
     },
   };

@@ -58,6 +58,13 @@ export interface HubOptions {
   bufferBytes: number;
   /** Blocks read from the store in one go when catching up. */
   readBlocks?: number;
+  /**
+   * Starts calling `onBlock` whenever a block may have been committed, until
+   * the function it returns is called: run only while someone is subscribed,
+   * since the embedded store's watch is a poll that would cost every HTTP
+   * process CPU for nobody.
+   */
+  watchBlocks?: (onBlock: () => void) => () => void;
 }
 
 /** Does an update's order pass the filter, as the original's updates filter it (docs/compatibility.md, section 12.4). */
@@ -92,6 +99,8 @@ export class OrderStreamHub {
   private dispatching: Promise<void> | undefined;
   private again = false;
   private readonly readBlocks: number;
+  /** Stops the block watch; set while the hub has subscribers. */
+  private stopWatching: (() => void) | undefined;
 
   constructor(private readonly source: OrderStreamSource, private readonly options: HubOptions) {
     this.readBlocks = options.readBlocks ?? 100;
@@ -125,6 +134,8 @@ export class OrderStreamHub {
     const sub = new Subscriber(filter, sink, start);
     this.subscribers.add(sub);
     streamSubscribers.opened();
+    // Before the catch-up: a block committed during it is learnt from the watch, whose first look says "maybe".
+    this.stopWatching ??= this.options.watchBlocks?.(() => this.blockCommitted());
     try {
       await this.catchUp(sub);
     } catch (e) {
@@ -168,6 +179,10 @@ export class OrderStreamHub {
     sub.ended = true;
     // Once per subscriber, however many ways it ends (it left, was dropped, the server closed).
     if (this.subscribers.delete(sub)) streamSubscribers.closed();
+    if (this.subscribers.size === 0 && this.stopWatching !== undefined) {
+      this.stopWatching();
+      this.stopWatching = undefined;
+    }
   }
 
   private end(sub: Subscriber, reason: StreamEnd): void {

@@ -194,3 +194,37 @@ test('subscribers arriving together while blocks commit each get every block onc
   assert.deepEqual(first.updatedIds(), expectedIds(1, 8), 'the first subscriber: every block');
   assert.deepEqual(second.updatedIds(), expectedIds(1, 8), 'the second subscriber: every block');
 });
+
+test('the block watch runs only while someone is subscribed, and what it sees is dispatched', async () => {
+  const source = new FakeSource();
+  let watching: (() => void) | undefined;
+  let started = 0;
+  const hub = new OrderStreamHub(source, {
+    bufferBytes: 1 << 20,
+    watchBlocks: (onBlock) => {
+      started++;
+      watching = onBlock;
+      return () => (watching = undefined);
+    },
+  });
+  assert.equal(watching, undefined);
+  const first = new Sink();
+  const leave = await hub.subscribe(ALL, first);
+  const second = new Sink();
+  await hub.subscribe(ALL, second);
+  assert.equal(started, 1);
+  for (const h of [1, 2, 3]) {
+    source.height = h;
+    watching!();
+  }
+  await hub.settled();
+  assert.deepEqual(first.updatedIds(), expectedIds(1, 3));
+  leave();
+  assert.notEqual(watching, undefined);
+  hub.close();
+  assert.equal(watching, undefined);
+  // A subscriber after nobody starts it again.
+  await hub.subscribe(ALL, new Sink());
+  assert.equal(started, 2);
+  assert.notEqual(watching, undefined);
+});

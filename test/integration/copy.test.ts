@@ -189,3 +189,22 @@ test('a copy whose check fails names the table and leaves the target refused as 
     assert.match(refused.stderr, /is an incomplete copy/);
   }
 });
+
+test("a row the target cannot hold as it is fails the check of its table, which is named", async (t) => {
+  const server = BACKENDS.find((b) => b !== EMBEDDED);
+  if (server === undefined) return void t.skip('no PostgreSQL server in this run');
+  const source = await fresh(EMBEDDED);
+  assert.equal(runCli(['simulate', '--out', join(dir, 'wide.events'), '--blocks', '10', '--seed', '6']).status, 0);
+  assert.equal(runCli(['ingest', join(dir, 'wide.events'), ...source.args]).status, 0);
+  // The embedded store numbers parties in 64 bits, PostgreSQL in 32: the copy's rows load, and differ.
+  const db = new Database(join(source.config.dataDir, 'ledger.db'));
+  db.exec("INSERT INTO parties (no, id) VALUES (4294967296 + 1000000, 'lq-wide')");
+  db.close();
+  const target = await fresh(server);
+  const r = runCli(['copy', '--from', named(source), '--to', named(target)]);
+  assert.equal(r.status, 65, r.stderr);
+  // Off a terminal, progress comes first as log lines; the fault is the last line.
+  assert.match(r.stderr.trim().split('\n').at(-1)!, /^ledger-query copy: the copy of table parties differs from its source \(rows (\d+) against \1, hash \w+ against \w+\): .* stays incomplete$/);
+  const refused = runCli(['serve', '--no-ingest', '--port', '0', ...target.args], undefined, 30_000);
+  assert.equal(refused.status, 66, refused.stderr);
+});

@@ -85,6 +85,65 @@ test('copy in every direction holds the source at its block, answers as it, and 
   }
 });
 
+test('a pruned store copied into the other backend answers as its source and prunes on with the same retention', async (t) => {
+  const recording = realRecording(t);
+  if (recording === undefined) return;
+  const blocks = recordingBlocks(recording);
+  const cut = blocks.ends[Math.floor((blocks.ends.length * 3) / 4)]!;
+  const retention = ['--retention', '3m'];
+  // Its blocks span ~12 minutes: three quarters in, a window of 3 minutes has forgotten orders and left live ones resting.
+  const source = await fresh(EMBEDDED);
+  const part = runCli(['ingest', '-', ...source.args, ...retention], ndjson(blocks, 0, cut.events));
+  assert.equal(part.status, 0, part.stderr);
+  const state = async (s: FreshStore) => {
+    const [row] = await s.select('SELECT setting, window_ns, pruned_below, recheck_height FROM retention');
+    return Object.fromEntries(Object.entries(row!).map(([k, v]) => [k, String(v)]));
+  };
+  const before = await state(source);
+  const [pruned] = await source.select('SELECT pruned_below, (SELECT count(*) FROM orders_history h WHERE h.height < r.pruned_below) AS resting FROM retention r');
+  assert.ok(BigInt(String(pruned!.pruned_below)) > 0n && BigInt(String(pruned!.resting)) > 0n, `pruned, with resting rows: ${String(pruned!.pruned_below)}, ${String(pruned!.resting)}`);
+
+  const stores: { store: FreshStore; what: string }[] = [];
+  for (const b of BACKENDS.filter((x) => x !== EMBEDDED)) {
+    const there = await fresh(b);
+    const back = await fresh(EMBEDDED);
+    for (const [from, to, what] of [[source, there, `embedded -> ${b.name}`], [there, back, `${b.name} -> embedded`]] as const) {
+      const r = runCli(['copy', '--from', named(from), '--to', named(to)]);
+      assert.equal(r.status, 0, `${what}: ${r.stderr}`);
+      assert.deepEqual(await state(to), before, `${what}: the retention and the oldest kept block`);
+      stores.push({ store: to, what });
+    }
+    const [resting] = await there.select('SELECT count(*) AS n FROM orders_history_resting');
+    assert.equal(String(resting!.n), String(pruned!.resting), `${b.name}: the resting rows are resting rows`);
+    // Each index built again after the rows covers every partition, as the migrations' own do.
+    const invalid = await there.select('SELECT indexrelid::regclass::text AS name FROM pg_index WHERE NOT indisvalid');
+    assert.deepEqual(invalid, [], `${b.name}: indexes left invalid`);
+  }
+  const reference = await served(source);
+  for (const { store, what } of stores) {
+    const copy = await served(store);
+    assert.ok(await sameAnswers(copy, reference, what) > 40, what);
+    await stop(copy);
+  }
+  await stop(reference);
+
+  // The rest of the recording, under the same window: each copy prunes on as its source does.
+  for (const s of [source, ...stores.map((c) => c.store)]) {
+    const r = runCli(['ingest', '-', ...s.args, ...retention], ndjson(blocks, cut.events, blocks.lines.length));
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const after = await state(source);
+  assert.ok(BigInt(after.pruned_below!) > BigInt(before.pruned_below!), `the source pruned on: ${before.pruned_below} to ${after.pruned_below}`);
+  const whole = await served(source);
+  for (const { store, what } of stores) {
+    assert.deepEqual(await state(store), after, `${what}, then the rest ingested: pruned as far`);
+    const copy = await served(store);
+    await sameAnswers(copy, whole, `${what}, then the rest ingested`);
+    await stop(copy);
+  }
+  await stop(whole);
+});
+
 test('a target that is not empty is refused on one line, nothing changed', async () => {
   const source = await fresh(EMBEDDED);
   const small = runCli(['simulate', '--out', join(dir, 'small.events'), '--blocks', '20', '--seed', '3']);
@@ -129,4 +188,23 @@ test('a copy whose check fails names the table and leaves the target refused as 
     assert.equal(refused.status, 66, refused.stderr);
     assert.match(refused.stderr, /is an incomplete copy/);
   }
+});
+
+test("a row the target cannot hold as it is fails the check of its table, which is named", async (t) => {
+  const server = BACKENDS.find((b) => b !== EMBEDDED);
+  if (server === undefined) return void t.skip('no PostgreSQL server in this run');
+  const source = await fresh(EMBEDDED);
+  assert.equal(runCli(['simulate', '--out', join(dir, 'wide.events'), '--blocks', '10', '--seed', '6']).status, 0);
+  assert.equal(runCli(['ingest', join(dir, 'wide.events'), ...source.args]).status, 0);
+  // The embedded store numbers parties in 64 bits, PostgreSQL in 32: the copy's rows load, and differ.
+  const db = new Database(join(source.config.dataDir, 'ledger.db'));
+  db.exec("INSERT INTO parties (no, id) VALUES (4294967296 + 1000000, 'lq-wide')");
+  db.close();
+  const target = await fresh(server);
+  const r = runCli(['copy', '--from', named(source), '--to', named(target)]);
+  assert.equal(r.status, 65, r.stderr);
+  // Off a terminal, progress comes first as log lines; the fault is the last line.
+  assert.match(r.stderr.trim().split('\n').at(-1)!, /^ledger-query copy: the copy of table parties differs from its source \(rows (\d+) against \1, hash \w+ against \w+\): .* stays incomplete$/);
+  const refused = runCli(['serve', '--no-ingest', '--port', '0', ...target.args], undefined, 30_000);
+  assert.equal(refused.status, 66, refused.stderr);
 });

@@ -40,6 +40,9 @@ test('a plan pairs tables by name, columns in the source order, and names a tabl
   assert.throws(() => planTables(source, [shape('blocks', [['height', 'int'], ['hash', 'text']])]), (e: unknown) => e instanceof CopyMismatchError && /table blocks differs/.test(e.message));
   assert.throws(() => planTables(source, [...source, shape('retention', [['blocks', 'u64']])]), /no table retention/);
   assert.throws(() => planTables([...source, shape('x', [['a', 'int']])], source), /target's schema has no table x/);
+  // A PostgreSQL target reads the retention and the blocks' rate as it loads kept history.
+  const tables = ['blocks', 'last_block', 'orders_history', 'retention'].map((n) => shape(n, [['a', 'int']]));
+  assert.deepEqual(planTables(tables, tables).map((p) => p.source.name), ['retention', 'blocks', 'last_block', 'orders_history']);
 });
 
 test("COPY's binary form reads back field by field, however the bytes are cut", () => {

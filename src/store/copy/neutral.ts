@@ -26,7 +26,12 @@ export interface ColumnShape {
   type: string;
 }
 
-/** A table as a store's schema has it: its columns, and the columns of its key, the order rows are read and hashed in. */
+/**
+ * A logical table as a store's schema has it: its columns, and the columns
+ * of its key, the order rows are read and hashed in. Most are a table of
+ * each backend; kept history (KEPT_HISTORY) is whatever physical tables
+ * each backend keeps it in.
+ */
 export interface TableShape {
   name: string;
   columns: ColumnShape[];
@@ -43,19 +48,40 @@ export interface TablePlan {
   target: TableShape;
 }
 
+/**
+ * The logical table of kept history: the embedded store's orders_history;
+ * on PostgreSQL, the view orders_history_kept over its history partitions
+ * and its resting rows. A copy moves what readers see, never the rows a
+ * partition still holds below the oldest kept block.
+ */
+export const KEPT_HISTORY = 'orders_history';
+
+/**
+ * Tables loaded before the others, in this order: a PostgreSQL target puts
+ * kept history's rows below the oldest kept block among the resting rows and
+ * sizes the partitions of the rest by the retention and the blocks' rate.
+ */
+const LOADED_FIRST = ['retention', 'blocks'];
+
+const loadRank = (name: string) => {
+  const i = LOADED_FIRST.indexOf(name);
+  return i === -1 ? LOADED_FIRST.length : i;
+};
+
 const describe = (t: TableShape) => t.columns.map((c) => `${c.name} ${c.kind}`).join(', ');
 
 /**
  * Pairs each source table with the target's of the same name, its columns in
  * the source's order. Both stores' schemas come from the same version of
  * ledger-query, so they must hold the same tables, columns and kinds; a
- * difference names the table.
+ * difference names the table. Plans come in the order tables are loaded.
  */
 export function planTables(source: readonly TableShape[], target: readonly TableShape[]): TablePlan[] {
   const byName = new Map(target.map((t) => [t.name, t]));
   const missing = target.filter((t) => !source.some((s) => s.name === t.name)).map((t) => t.name);
   if (missing.length > 0) throw new CopyMismatchError(`the source store has no table ${missing.join(', ')}, which the target's schema has`);
-  return source.map((s) => {
+  const ordered = [...source].sort((a, b) => loadRank(a.name) - loadRank(b.name));
+  return ordered.map((s) => {
     const t = byName.get(s.name);
     if (t === undefined) throw new CopyMismatchError(`the target's schema has no table ${s.name}, which the source store has`);
     const columns = s.columns.map((c) => t.columns.find((x) => x.name === c.name && x.kind === c.kind));

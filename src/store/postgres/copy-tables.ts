@@ -9,13 +9,19 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { InternalError } from '../../errors.js';
 import type { RowBatches, TableReader } from '../copy/contract.js';
-import type { NeutralKind, NeutralRow, NeutralValue, TableShape } from '../copy/neutral.js';
+import { KEPT_HISTORY, type NeutralKind, type NeutralRow, type NeutralValue, type TableShape } from '../copy/neutral.js';
 import { BinaryCopyReader } from './copy-binary-reader.js';
 import { COPY_MARK } from './connection.js';
 import { fromPostgres } from './errors.js';
 
 /** The schema's own bookkeeping, and a copy's mark: never copied. */
 export const NOT_COPIED = ['schema_migrations', COPY_MARK];
+
+/** The resting rows: read and written as part of kept history (../copy/neutral.ts KEPT_HISTORY), not a table of their own. */
+export const RESTING = 'orders_history_resting';
+
+/** Where a logical table's rows are read from: kept history through the view readers see it by. */
+const readFrom = (table: TableShape) => quoted(table.name === KEPT_HISTORY ? 'orders_history_kept' : table.name);
 
 /** Rows per batch: a few MB. */
 const BATCH_ROWS = 8192;
@@ -30,14 +36,18 @@ function kindOf(type: string): NeutralKind | undefined {
   return undefined;
 }
 
-/** Every table of the current schema but NOT_COPIED, each keyed by its primary key, else its first whole unique index. */
+/**
+ * Every logical table of the current schema: each table but NOT_COPIED and
+ * the resting rows (a partitioned table is one, its partitions left out),
+ * keyed by its primary key, else its first whole unique index.
+ */
 export async function tableShapes(client: pg.ClientBase): Promise<TableShape[]> {
   const { rows: columns } = await client.query<{ table: string; column: string; type: string }>(`
     SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type
     FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
       AND a.attnum > 0 AND NOT a.attisdropped AND NOT (c.relname = ANY ($1))
-    ORDER BY c.relname, a.attnum`, [NOT_COPIED]);
+    ORDER BY c.relname, a.attnum`, [[...NOT_COPIED, RESTING]]);
   const { rows: keys } = await client.query<{ table: string; columns: string[] }>(`
     SELECT c.relname AS table,
       array(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY k (n, o)
@@ -88,7 +98,7 @@ export async function* postgresRows(client: pg.ClientBase, table: TableShape, ke
     return column?.kind === 'text' ? `r.${quoted(k)} COLLATE "C"` : `r.${quoted(k)}`;
   }).join(', ');
   const decoders = table.columns.map((c) => decoderOf(c.type));
-  const stream = client.query(copyTo(`COPY (SELECT ${select} FROM ${quoted(table.name)} AS r ORDER BY ${order}) TO STDOUT (FORMAT binary)`));
+  const stream = client.query(copyTo(`COPY (SELECT ${select} FROM ${readFrom(table)} AS r ORDER BY ${order}) TO STDOUT (FORMAT binary)`));
   const reader = new BinaryCopyReader(decoders.length);
   let batch: NeutralRow[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -115,7 +125,7 @@ export async function postgresTableReader(client: pg.ClientBase, url: string): P
     tables: await tableShapes(client),
     rows: (table, key) => postgresRows(client, table, key),
     count: async (table) => {
-      const { rows } = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${quoted(table.name)}`);
+      const { rows } = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${readFrom(table)}`);
       return Number(rows[0]!.n);
     },
     fault: (e) => fromPostgres(e, url),

@@ -11,12 +11,14 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { StoreNotEmptyError } from '../../errors.js';
+import { InternalError, StoreNotEmptyError } from '../../errors.js';
+import { ARCHIVE, parseRetention } from '../../domain/retention.js';
 import type { CopyTarget, RowBatches, TableReader } from '../copy/contract.js';
-import type { NeutralValue, TableShape } from '../copy/neutral.js';
+import { KEPT_HISTORY, type ColumnShape, type NeutralRow, type NeutralValue, type TableShape } from '../copy/neutral.js';
 import { BinaryCopyWriter, HEADER_BYTES } from './copy-binary.js';
 import { COPY_MARK, checkSession, connect, displayUrl } from './connection.js';
-import { postgresTableReader, quoted } from './copy-tables.js';
+import { postgresTableReader, quoted, RESTING } from './copy-tables.js';
+import { blocksPerSecond, partitionSpan, WriterPartitions } from './partitions.js';
 import { fromPostgres } from './errors.js';
 import { migrate } from './schema.js';
 
@@ -90,35 +92,59 @@ class PostgresCopyTarget implements CopyTarget {
     this.tables = reader.tables;
   }
 
-  /** COPY in binary, each batch encoded as the target's columns take it, written as the server takes it in. */
   async load(table: TableShape, batches: RowBatches): Promise<void> {
-    const columns = table.columns.map((c) => quoted(c.name)).join(', ');
-    const stream = this.client.query(copyFrom(`COPY ${quoted(table.name)} (${columns}) FROM STDIN (FORMAT binary)`));
-    const encode = table.columns.map((c) => encoderOf(c.type));
-    let first = true;
+    // The rows a migration put there (retention's one row) give way to the source's.
+    await this.client.query(`DELETE FROM ${quoted(table.name)}`);
+    if (table.name === KEPT_HISTORY) return this.loadHistory(table, batches);
+    const into = new CopyIn(this.client, table.name, table.columns);
+    for await (const rows of batches) await into.write(rows, 0, rows.length);
+    await into.end();
+  }
+
+  /**
+   * Kept history, in (height, seq) order: the rows below the oldest kept
+   * block are resting rows; the others go into history partitions, which the
+   * writer's own code (./partitions.ts) adds as the heights reach them,
+   * sized by the retention and the blocks' rate the source's rows give.
+   */
+  private async loadHistory(table: TableShape, batches: RowBatches): Promise<void> {
+    const { rows: state } = await this.client.query<{ below: string; setting: string }>(
+      'SELECT pruned_below::text AS below, setting FROM retention WHERE only_row = 1',
+    );
+    const below = BigInt(state[0]?.below ?? '0');
+    const retention = parseRetention(state[0]?.setting ?? 'archive') ?? ARCHIVE;
+    const partitions = new WriterPartitions(async (c) => partitionSpan(retention, await blocksPerSecond(c)));
+    const heightAt = table.columns.findIndex((c) => c.name === 'height');
+    if (heightAt === -1) throw new InternalError(`${KEPT_HISTORY} has no column height`);
+    let into: CopyIn | undefined;
+    /** Heights below this go where `into` writes: the oldest kept block for resting rows, the partitions' end for the others. */
+    let end = 0n;
     for await (const rows of batches) {
-      const out = new BinaryCopyWriter();
-      for (const row of rows) {
-        out.row(row.length);
-        for (let i = 0; i < row.length; i++) {
-          const v = row[i]!;
-          if (v === null) out.null();
-          else encode[i]!(out, v);
+      let from = 0;
+      for (let i = 0; i <= rows.length; i++) {
+        const height = i < rows.length ? (rows[i]![heightAt] as bigint) : undefined;
+        if (height !== undefined && into !== undefined && height < end) continue;
+        if (into !== undefined) await into.write(rows, from, i);
+        from = i;
+        if (height === undefined) break;
+        // A COPY holds the session: ended before the next partition is added.
+        await into?.end();
+        if (height < below) {
+          into = new CopyIn(this.client, RESTING, table.columns);
+          end = below;
+        } else {
+          await partitions.cover(this.client, height, height);
+          end = (await partitions.list(this.client)).at(-1)!.to;
+          into = new CopyIn(this.client, table.name, table.columns);
         }
       }
-      const data = out.finish();
-      // One header opens the stream and one trailer closes it: each batch's own are cut off.
-      const body = data.subarray(first ? 0 : HEADER_BYTES, data.length - TRAILER.length);
-      first = false;
-      if (!stream.write(body)) await once(stream, 'drain');
     }
-    if (first) stream.write(new BinaryCopyWriter().finish().subarray(0, HEADER_BYTES));
-    stream.end(TRAILER);
-    await finished(stream);
+    await (into ?? new CopyIn(this.client, table.name, table.columns)).end();
   }
 
   async finishLoad(): Promise<void> {
-    for (const sql of this.indexes) await this.client.query(sql);
+    // A partitioned table's index reads ON ONLY, which would leave its partitions without it.
+    for (const sql of this.indexes) await this.client.query(sql.replace(/ ON ONLY /, ' ON '));
     // Identity columns (parties, markets) go on numbering after the copied rows.
     const { rows } = await this.client.query<{ table: string; column: string }>(`
       SELECT c.relname AS table, a.attname AS column FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
@@ -142,6 +168,44 @@ class PostgresCopyTarget implements CopyTarget {
   /** Ends the session, and the server rolls its transaction back: a ROLLBACK would queue behind a COPY cut off midway. */
   async abandon(): Promise<void> {
     await this.client.end().catch(() => undefined);
+  }
+}
+
+/** One COPY in binary into a table, batches encoded as its columns take them and written as the server takes them in. */
+class CopyIn {
+  private readonly stream;
+  private readonly encode: Encode[];
+  private first = true;
+
+  constructor(client: pg.Client, table: string, columns: readonly ColumnShape[]) {
+    this.stream = client.query(copyFrom(`COPY ${quoted(table)} (${columns.map((c) => quoted(c.name)).join(', ')}) FROM STDIN (FORMAT binary)`));
+    this.encode = columns.map((c) => encoderOf(c.type));
+  }
+
+  /** Rows `from` up to `to` (exclusive) of `rows`. */
+  async write(rows: readonly NeutralRow[], from: number, to: number): Promise<void> {
+    if (from === to) return;
+    const out = new BinaryCopyWriter();
+    for (let r = from; r < to; r++) {
+      const row = rows[r]!;
+      out.row(row.length);
+      for (let i = 0; i < row.length; i++) {
+        const v = row[i]!;
+        if (v === null) out.null();
+        else this.encode[i]!(out, v);
+      }
+    }
+    const data = out.finish();
+    // One header opens the stream and one trailer closes it: each batch's own are cut off.
+    const body = data.subarray(this.first ? 0 : HEADER_BYTES, data.length - TRAILER.length);
+    this.first = false;
+    if (!this.stream.write(body)) await once(this.stream, 'drain');
+  }
+
+  async end(): Promise<void> {
+    if (this.first) this.stream.write(new BinaryCopyWriter().finish().subarray(0, HEADER_BYTES));
+    this.stream.end(TRAILER);
+    await finished(this.stream);
   }
 }
 

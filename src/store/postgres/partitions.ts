@@ -39,6 +39,16 @@ export function partitionSpan(retention: Retention, blocksPerSecond: number): bi
   return span < MIN_SPAN ? MIN_SPAN : span > ARCHIVE_SPAN ? ARCHIVE_SPAN : span;
 }
 
+/** Blocks per second over the last stored blocks (at most 1000 of them); 1 until two are stored: the rate partitionSpan takes. */
+export async function blocksPerSecond(client: pg.ClientBase): Promise<number> {
+  const { rows } = await client.query<{ blocks: string; ns: string | null }>(`
+    SELECT (count(*) - 1)::text AS blocks, (max(time) - min(time))::text AS ns
+    FROM (SELECT time FROM blocks ORDER BY height DESC LIMIT 1000) AS recent`);
+  const blocks = Number(rows[0]?.blocks ?? 0);
+  const seconds = Number(rows[0]?.ns ?? 0) / 1e9;
+  return blocks > 0 && seconds > 0 ? blocks / seconds : 1;
+}
+
 export const partitionName = (from: bigint) => `orders_history_from_${from}`;
 
 /** Every partition of orders_history, by height. */

@@ -14,7 +14,7 @@ import type { WriteSession } from '../writer-protocol.js';
 import { GroupWriter, prepareWriteSession, type BinaryGroup } from './group-writer.js';
 import { checkSession, connect } from './connection.js';
 import { WriterLease, type LeaseOptions } from './election.js';
-import { partitionSpan, WriterPartitions } from './partitions.js';
+import { blocksPerSecond, partitionSpan, WriterPartitions } from './partitions.js';
 import { PostgresPruner } from './pruner.js';
 import { migrate } from './schema.js';
 
@@ -22,16 +22,6 @@ export interface WriteSessionOptions extends LeaseOptions {
   retention?: Retention | undefined;
   /** Hears what an operator should know: a store pruned with a shorter window, a migration's progress. */
   notice?: ((message: string) => void) | undefined;
-}
-
-/** Blocks per second over the last stored blocks (at most 1000 of them); 1 until two are stored. */
-async function blocksPerSecond(client: pg.ClientBase): Promise<number> {
-  const { rows } = await client.query<{ blocks: string; ns: string | null }>(`
-    SELECT (count(*) - 1)::text AS blocks, (max(time) - min(time))::text AS ns
-    FROM (SELECT time FROM blocks ORDER BY height DESC LIMIT 1000) AS recent`);
-  const blocks = Number(rows[0]?.blocks ?? 0);
-  const seconds = Number(rows[0]?.ns ?? 0) / 1e9;
-  return blocks > 0 && seconds > 0 ? blocks / seconds : 1;
 }
 
 /**

@@ -83,6 +83,8 @@ class SqliteCopyTarget implements CopyTarget {
       }
     });
     try {
+      // The rows a migration put there (retention's one row) give way to the source's.
+      this.db.prepare(`DELETE FROM ${quoted(table.name)}`).run();
       for await (const rows of batches) write(rows);
     } catch (e) {
       throw fromSqlite(e, this.path);

@@ -216,13 +216,19 @@ export function removedBundleRows(state: ModelState, filter: ModelBundleFilter =
     .sort((a, b) => compareBundleKeys(a.key, b.key));
 }
 
+/** orderVersions' answer per history: asked once per order and version, a scan each time made a test quadratic. */
+const versionsOfHistory = new WeakMap<readonly HistoryRow[], ReadonlyMap<string, ReadonlyMap<bigint, ModelOrder>>>();
+
 /** Of each order (by lower-case id), the last state of each version: its latest history row. */
-export function orderVersions(state: ModelState): Map<string, Map<bigint, ModelOrder>> {
+export function orderVersions(state: ModelState): ReadonlyMap<string, ReadonlyMap<bigint, ModelOrder>> {
+  const known = versionsOfHistory.get(state.history);
+  if (known !== undefined) return known;
   const all = new Map<string, Map<bigint, ModelOrder>>();
   for (const { order } of state.history) {
     const id = printedId(order.id);
     all.set(id, (all.get(id) ?? new Map<bigint, ModelOrder>()).set(order.version, order));
   }
+  versionsOfHistory.set(state.history, all);
   return all;
 }
 

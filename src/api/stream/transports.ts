@@ -19,6 +19,16 @@ import { errorFrame, refusalBody } from './frames.js';
 import type { Frame, FrameSink, OrderStreamHub, StreamEnd } from './hub.js';
 import { readStreamRequest, type StreamRequest } from './request.js';
 
+/**
+ * Bytes a client's WebSocket message may have: the stream takes none (the
+ * subscription is the URL's query, as the original's), so only a stray
+ * small one is let through, ignored.
+ */
+export const MAX_CLIENT_MESSAGE_BYTES = 4 * 1024;
+
+/** The reason a WebSocket closed with 1009 for a client's message past MAX_CLIENT_MESSAGE_BYTES gives. */
+export const MESSAGE_TOO_BIG = 'message too big';
+
 /** What the transports are told: the per-client limit, the ping interval, the headers of a refusal. */
 export interface StreamOptions {
   /** Concurrent streams one client address may hold (the original: 250). */
@@ -89,8 +99,8 @@ export class OrderStreams {
     this.sockets = new WebSocketServer({
       noServer: true,
       perMessageDeflate: false,
-      // Frames a client sends are ignored, as the original ignores them; a big one is refused.
-      maxPayload: 64 * 1024,
+      // Frames a client sends are ignored, as the original ignores them; a big one is refused as its header arrives.
+      maxPayload: MAX_CLIENT_MESSAGE_BYTES,
       // The original answers a `Bearer ...` subprotocol with `Bearer`.
       handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith('Bearer')) === undefined ? false : 'Bearer',
     });
@@ -169,7 +179,11 @@ export class OrderStreams {
       }, this.options.pingSeconds * 1000);
       ws.on('pong', () => (alive = true));
       ws.on('close', () => clearInterval(ping));
-      ws.on('error', () => ws.terminate());
+      closeTooBig(ws);
+      // `ws` sends its close frame before it reports a fault of the client's frames: cutting a closing socket would lose that frame.
+      ws.on('error', () => {
+        if (ws.readyState !== WebSocket.CLOSING) ws.terminate();
+      });
       const sink: FrameSink = {
         send: (frame) => ws.send(frame.buffer, { binary: false }),
         buffered: () => ws.bufferedAmount,
@@ -216,6 +230,19 @@ export class OrderStreams {
     for (const ws of this.sockets.clients) ws.terminate();
     this.sockets.close();
   }
+}
+
+/**
+ * A client's message past maxPayload closes with 1009 and a reason at once:
+ * `ws` closes with 1009 but no reason, so its receiver's fault is heard
+ * first (a private field of `ws` 8; test/api/stream/transports.test.ts
+ * shows the reason arrives).
+ */
+function closeTooBig(ws: WebSocket): void {
+  const receiver = (ws as unknown as { _receiver?: NodeJS.EventEmitter })._receiver;
+  receiver?.prependListener('error', (e: Error & { code?: string }) => {
+    if (e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && ws.readyState === WebSocket.OPEN) ws.close(1009, MESSAGE_TOO_BIG);
+  });
 }
 
 /** A refusal over a WebSocket: its body as the one frame, then a close saying why. */

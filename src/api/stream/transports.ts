@@ -26,6 +26,9 @@ import { readStreamRequest, type StreamRequest } from './request.js';
  */
 export const MAX_CLIENT_MESSAGE_BYTES = 4 * 1024;
 
+/** Milliseconds an ended stream's client has to read what is left before its connection is cut (`ws`'s close timeout). */
+const CLOSE_GRACE_MS = 30_000;
+
 /** The reason a WebSocket closed with 1009 for a client's message past MAX_CLIENT_MESSAGE_BYTES gives. */
 export const MESSAGE_TOO_BIG = 'message too big';
 
@@ -43,7 +46,9 @@ export interface StreamOptions {
 function endFrame(reason: StreamEnd): { frame?: string; code: number; text: string } {
   switch (reason.kind) {
     case 'tooSlow': {
-      const text = `client too slow: ${reason.buffered} bytes unsent, over the ${reason.limit} allowed`;
+      const text = reason.shared === true
+        ? `client too slow: ${reason.buffered} bytes unsent while this server's streams hold the ${reason.limit} they may together`
+        : `client too slow: ${reason.buffered} bytes unsent, over the ${reason.limit} allowed`;
       return { frame: errorFrame(13, `internal stream failure: ${text}`), code: 1008, text };
     }
     case 'failed':
@@ -146,6 +151,9 @@ export class OrderStreams {
         // The original's error frame is the last thing, with no newline after it.
         if (frame !== undefined) writeFrame(out, gzip, Buffer.from(frame), false);
         out.end();
+        // A client that never reads would hold what is unsent for as long as it stays: it gets ws's own close timeout.
+        const timer = setTimeout(() => res.destroy(), CLOSE_GRACE_MS).unref();
+        res.once('close', () => clearTimeout(timer));
       },
     };
     const refuse = (r: ApiError) => {

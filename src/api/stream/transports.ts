@@ -38,6 +38,8 @@ export interface StreamOptions {
   perClient: number;
   /** Seconds between WebSocket pings; a client that misses one is dropped. */
   pingSeconds: number;
+  /** Milliseconds an ended HTTP stream's client has to read what is left; CLOSE_GRACE_MS if absent. */
+  closeGraceMs?: number;
   /** Headers a refusal of a request carries beside the common ones: CORS, the last block known. */
   refusalHeaders: (req: IncomingMessage) => HeaderList;
 }
@@ -152,7 +154,7 @@ export class OrderStreams {
         if (frame !== undefined) writeFrame(out, gzip, Buffer.from(frame), false);
         out.end();
         // A client that never reads would hold what is unsent for as long as it stays: it gets ws's own close timeout.
-        const timer = setTimeout(() => res.destroy(), CLOSE_GRACE_MS).unref();
+        const timer = setTimeout(() => res.destroy(), this.options.closeGraceMs ?? CLOSE_GRACE_MS).unref();
         res.once('close', () => clearTimeout(timer));
       },
     };

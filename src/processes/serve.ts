@@ -144,7 +144,7 @@ async function serveHere(o: ServeOptions): Promise<string> {
  * it: a young generation in semi-spaces of 2 MB rather than 16 (BENCHMARKS.md,
  * "Smaller HTTP workers") and an old generation sized to the caches' budgets.
  */
-export function httpProcessExecArgv(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
+function httpProcessExecArgv(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
   // V8 takes its flags with dashes or underscores.
   const given = [...execArgv, ...nodeOptions.split(/\s+/)].map((flag) => flag.replaceAll('_', '-'));
   const limits = Object.entries(HTTP_PROCESS_V8_LIMITS).filter(([flag]) => !given.some((g) => g.startsWith(`--${flag}`)));

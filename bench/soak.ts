@@ -28,6 +28,9 @@
  * Usage: npm run soak [-- --seconds N] [--database-url URL | --postgres]
  *   [--blocks-per-second N] [--base-blocks N] [--connections N] [--load F]
  *   [--settle-seconds N]
+ * or npm run soak -- --distinct-urls N [--connections N] [--ceiling-mb N]
+ *   [--idle-streams N] [--serve-env KEY=VALUE ...]: the memory of serve --workers 2 under N distinct
+ *   long URLs (./soak-urls.ts).
  * --database-url names a PostgreSQL server: the soak creates a database
  * lq_soak on it (dropping one left from an earlier run) and drops it at the
  * end. --postgres starts a throwaway server itself (the distribution's
@@ -52,6 +55,7 @@ import { BENCH_DATA } from './dataset.js';
 import { processRss, processTree, startProcess, type RunningServer, type Rss } from './load.js';
 import { casePaths, chooseShapes, cursorPool, shuffled, type Case, type Shape } from './shapes.js';
 import type { ClientCounts, ClientJob, ClientMessage } from './soak-client.js';
+import { urlSoak } from './soak-urls.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const CLIENT = fileURLToPath(new URL('./soak-client.js', import.meta.url));
@@ -258,8 +262,19 @@ async function main(): Promise<boolean> {
       connections: { type: 'string', default: '16' },
       load: { type: 'string', default: '0.8' },
       'settle-seconds': { type: 'string', default: '150' },
+      'distinct-urls': { type: 'string' },
+      'ceiling-mb': { type: 'string', default: '200' },
+      'idle-streams': { type: 'string', default: '50' },
+      'serve-env': { type: 'string', multiple: true, default: [] },
     },
   });
+  if (values['distinct-urls'] !== undefined) {
+    return urlSoak({
+      urls: Number(values['distinct-urls']), connections: Number(values.connections), sampleEvery: 5000,
+      ceilingMb: Number(values['ceiling-mb']), idleStreams: Number(values['idle-streams']),
+      env: Object.fromEntries(values['serve-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+    });
+  }
   const seconds = Number(values.seconds);
   const bps = Number(values['blocks-per-second']);
   const baseBlocks = Number(values['base-blocks']);

@@ -20,6 +20,17 @@ export const DEFAULT_READ_LIMITS: ReadLimits = { maxListValues: 1000 };
 export const DEFAULT_ANSWER_CACHE_BYTES = 24 << 20;
 
 /**
+ * The memory ceiling's V8 limits of an HTTP process, MB: its old generation
+ * twice the caches' budgets (answers 24, statements 16, URLs 4), so that
+ * garbage is collected long before it costs memory, and semi-spaces of 2
+ * (BENCHMARKS.md, "Memory ceiling").
+ */
+export const HTTP_PROCESS_V8_LIMITS = { 'max-old-space-size': 96, 'max-semi-space-size': 2 } as const;
+
+/** glibc's malloc arenas per HTTP process: its default, 8 per core, kept freed native memory resident (BENCHMARKS.md, "Memory ceiling"). */
+export const HTTP_PROCESS_MALLOC_ARENAS = 2;
+
+/**
  * Cross-origin requests: `*` lets every origin read answers, as the
  * original's gateway does by default; a list, those origins only; an empty
  * list, none.

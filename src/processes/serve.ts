@@ -10,7 +10,7 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { HttpOptions } from '../api/http-options.js';
+import { HTTP_PROCESS_MALLOC_ARENAS, HTTP_PROCESS_V8_LIMITS, type HttpOptions } from '../api/http-options.js';
 import { primaryScrape } from '../api/metrics/cluster.js';
 import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from '../errors.js';
 import type { IngestStatus } from '../domain/ingest-status.js';
@@ -139,16 +139,21 @@ async function serveHere(o: ServeOptions): Promise<string> {
 }
 
 /**
- * Node's flags for the HTTP processes: this process's, and V8's young
- * generation in semi-spaces of 2 MB rather than 16, unless the user set
- * them: less memory per process at the same rate for pages of 50
- * (BENCHMARKS.md, "Smaller HTTP workers").
+ * Node's flags for the HTTP processes: this process's, then the memory
+ * ceiling's V8 limits (HTTP_PROCESS_V8_LIMITS), each unless the user set
+ * it: a young generation in semi-spaces of 2 MB rather than 16 (BENCHMARKS.md,
+ * "Smaller HTTP workers") and an old generation sized to the caches' budgets.
  */
-function httpProcessExecArgv(): string[] {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+function httpProcessExecArgv(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
   // V8 takes its flags with dashes or underscores.
-  if (given.some((flag) => flag.replaceAll('_', '-').startsWith('--max-semi-space-size'))) return process.execArgv;
-  return [...process.execArgv, '--max-semi-space-size=2'];
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)].map((flag) => flag.replaceAll('_', '-'));
+  const limits = Object.entries(HTTP_PROCESS_V8_LIMITS).filter(([flag]) => !given.some((g) => g.startsWith(`--${flag}`)));
+  return [...execArgv, ...limits.map(([flag, mb]) => `--${flag}=${mb}`)];
+}
+
+/** The environment of an HTTP process beyond its setup: glibc's arenas few (HTTP_PROCESS_MALLOC_ARENAS) unless the user chose. */
+function httpProcessEnv(): NodeJS.ProcessEnv {
+  return process.env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: String(HTTP_PROCESS_MALLOC_ARENAS) } : {};
 }
 
 async function servePrimary(o: ServeOptions): Promise<string> {
@@ -176,7 +181,7 @@ async function servePrimary(o: ServeOptions): Promise<string> {
   let startFailure: LedgerError | undefined;
   const processes = new Set<ClusterWorker>();
   const fork = () => {
-    const child = cluster.fork({ [HTTP_PROCESS_SETUP]: JSON.stringify(setup) });
+    const child = cluster.fork({ ...httpProcessEnv(), [HTTP_PROCESS_SETUP]: JSON.stringify(setup) });
     processes.add(child);
     child.on('message', (m: HttpProcessMessage) => {
       if (m.type === 'ingestStatus?' && live) {

@@ -125,22 +125,33 @@ test('stopped as soon as its first worker listens, before the others do, serve e
   assert.doesNotMatch(server.output(), /Error|exited \(code/);
 });
 
-/** The Node flags of the serve process's children (its HTTP workers). */
-function workerFlags(server: RunningServer): string[][] {
+/** The serve process's children (its HTTP workers). */
+function workerPids(server: RunningServer): string[] {
   const pid = server.child.pid!;
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
     readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
-  return children.map((child) => readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter((a) => a.startsWith('--')));
 }
 
-test('workers run with small V8 semi-spaces unless the user sets them', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
-  for (const [env, want] of [[{}, '--max-semi-space-size=2'], [{ NODE_OPTIONS: '--max-semi-space-size=8' }, undefined]] as const) {
+/** A worker's Node flags, and its MALLOC_ARENA_MAX. */
+function workerMemorySettings(child: string): { flags: string[]; arenas: string | undefined } {
+  const flags = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter((a) => a.startsWith('--max-'));
+  const env = readFileSync(`/proc/${child}/environ`, 'utf8').split('\0');
+  return { flags, arenas: env.find((e) => e.startsWith('MALLOC_ARENA_MAX='))?.split('=')[1] };
+}
+
+test('workers run under the memory ceiling (V8 limits, 2 malloc arenas) unless the user sets them', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  const cases = [
+    [{ NODE_OPTIONS: undefined, MALLOC_ARENA_MAX: undefined }, { flags: ['--max-old-space-size=96', '--max-semi-space-size=2'], arenas: '2' }],
+    [{ NODE_OPTIONS: '--max-semi-space-size=8', MALLOC_ARENA_MAX: '4' }, { flags: ['--max-old-space-size=96'], arenas: '4' }],
+    [{ NODE_OPTIONS: '--max_old_space_size=300', MALLOC_ARENA_MAX: undefined }, { flags: ['--max-semi-space-size=2'], arenas: '2' }],
+  ] as const;
+  for (const [env, want] of cases) {
     const server = await startServe(['--data-dir', join(dir, 'store'), '--workers', '2', '--no-ingest'], env);
     try {
       await server.outputLines(/Server listening at/, 2);
-      const flags = workerFlags(server);
-      assert.equal(flags.length, 2, 'two workers');
-      for (const f of flags) assert.deepEqual(f.filter((a) => a.startsWith('--max-semi-space-size')), want ? [want] : [], JSON.stringify(env));
+      const children = workerPids(server);
+      assert.equal(children.length, 2, 'two workers');
+      for (const child of children) assert.deepEqual(workerMemorySettings(child), want, JSON.stringify(env));
     } finally {
       await server.stop();
     }

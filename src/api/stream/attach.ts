@@ -23,6 +23,12 @@ import { OrderStreams } from './transports.js';
  * 10,000 subscribers cannot hold gigabytes.
  */
 export const STREAM_BUFFER_BYTES = 1 << 20;
+/**
+ * Bytes all the subscribers of an HTTP process may leave unread together:
+ * what fits under its memory ceiling beside its caches (BENCHMARKS.md,
+ * "Memory ceiling"), where 1,000 connections of 1 MiB each would not.
+ */
+export const STREAM_SHARED_BUFFER_BYTES = 32 << 20;
 /** Seconds between WebSocket pings; a client that misses one is dropped. */
 const PING_SECONDS = 30;
 
@@ -65,7 +71,9 @@ export function attachOrderStreams(
     admit: (req: IncomingMessage, socket: Duplex) => boolean;
   },
 ): StreamServer {
-  const hub = new OrderStreamHub(streamSource(store), { bufferBytes: STREAM_BUFFER_BYTES, watchBlocks: (onBlock) => store.watchBlocks(onBlock) });
+  const hub = new OrderStreamHub(streamSource(store), {
+    bufferBytes: STREAM_BUFFER_BYTES, sharedBufferBytes: STREAM_SHARED_BUFFER_BYTES, watchBlocks: (onBlock) => store.watchBlocks(onBlock),
+  });
   const streams = new OrderStreams(hub, {
     perClient: options.perClient, pingSeconds: PING_SECONDS, refusalHeaders: options.refusalHeaders,
   });

@@ -49,13 +49,15 @@ export class Frame {
 }
 
 export type StreamEnd =
-  | { kind: 'tooSlow'; buffered: number; limit: number }
+  | { kind: 'tooSlow'; buffered: number; limit: number; shared?: true }
   | { kind: 'failed'; message: string }
   | { kind: 'shuttingDown' };
 
 export interface HubOptions {
   /** Bytes a subscriber may leave unread before it is closed. */
   bufferBytes: number;
+  /** Bytes all subscribers may leave unread together; past it, one with bytes unread is closed as its next frame comes. */
+  sharedBufferBytes?: number;
   /** Blocks read from the store in one go when catching up. */
   readBlocks?: number;
   /**
@@ -191,8 +193,20 @@ export class OrderStreamHub {
     sub.sink.end(reason);
   }
 
-  /** Sends frames, closing the subscriber instead if it has fallen too far behind. */
-  private deliver(sub: Subscriber, frames: readonly Frame[]): void {
+  /** Bytes every subscriber has left unread. */
+  private unsent(): number {
+    let bytes = 0;
+    for (const sub of this.subscribers) bytes += sub.sink.buffered();
+    return bytes;
+  }
+
+  /**
+   * Sends frames, closing the subscriber instead if it has fallen too far
+   * behind, or if it has bytes unread while all together hold their shared
+   * budget (`shared.unsent`, counted on as frames go).
+   */
+  private deliver(sub: Subscriber, frames: readonly Frame[], shared = { unsent: this.unsent() }): void {
+    const sharedLimit = this.options.sharedBufferBytes ?? Infinity;
     for (const frame of frames) {
       if (sub.ended) return;
       const buffered = sub.sink.buffered();
@@ -200,7 +214,12 @@ export class OrderStreamHub {
         this.end(sub, { kind: 'tooSlow', buffered, limit: this.options.bufferBytes });
         return;
       }
+      if (buffered > 0 && shared.unsent + frame.buffer.length > sharedLimit) {
+        this.end(sub, { kind: 'tooSlow', buffered, limit: sharedLimit, shared: true });
+        return;
+      }
       sub.sink.send(frame);
+      shared.unsent += frame.buffer.length;
     }
   }
 
@@ -238,6 +257,8 @@ export class OrderStreamHub {
       }
       for (const block of blocks) {
         const byFilter = new Map<string, Frame[]>();
+        // Summed once a block: the subscribers it reaches add what they are sent.
+        const shared = { unsent: this.unsent() };
         for (const sub of this.subscribers) {
           // A live subscriber is owed every block from its next on; blocks between that changed nothing owe it nothing.
           if (!sub.live || sub.next > block.height) continue;
@@ -246,7 +267,7 @@ export class OrderStreamHub {
             frames = framesFor(sub.filter, block);
             byFilter.set(sub.key, frames);
           }
-          this.deliver(sub, frames);
+          this.deliver(sub, frames, shared);
           sub.next = block.height + 1n;
         }
         this.position = block.height;

@@ -19,12 +19,27 @@ import { errorFrame, refusalBody } from './frames.js';
 import type { Frame, FrameSink, OrderStreamHub, StreamEnd } from './hub.js';
 import { readStreamRequest, type StreamRequest } from './request.js';
 
+/**
+ * Bytes a client's WebSocket message may have: the stream takes none (the
+ * subscription is the URL's query, as the original's), so only a stray
+ * small one is let through, ignored.
+ */
+export const MAX_CLIENT_MESSAGE_BYTES = 4 * 1024;
+
+/** Milliseconds an ended stream's client has to read what is left before its connection is cut (`ws`'s close timeout). */
+const CLOSE_GRACE_MS = 30_000;
+
+/** The reason a WebSocket closed with 1009 for a client's message past MAX_CLIENT_MESSAGE_BYTES gives. */
+export const MESSAGE_TOO_BIG = 'message too big';
+
 /** What the transports are told: the per-client limit, the ping interval, the headers of a refusal. */
 export interface StreamOptions {
   /** Concurrent streams one client address may hold (the original: 250). */
   perClient: number;
   /** Seconds between WebSocket pings; a client that misses one is dropped. */
   pingSeconds: number;
+  /** Milliseconds an ended HTTP stream's client has to read what is left; CLOSE_GRACE_MS if absent. */
+  closeGraceMs?: number;
   /** Headers a refusal of a request carries beside the common ones: CORS, the last block known. */
   refusalHeaders: (req: IncomingMessage) => HeaderList;
 }
@@ -33,7 +48,9 @@ export interface StreamOptions {
 function endFrame(reason: StreamEnd): { frame?: string; code: number; text: string } {
   switch (reason.kind) {
     case 'tooSlow': {
-      const text = `client too slow: ${reason.buffered} bytes unsent, over the ${reason.limit} allowed`;
+      const text = reason.shared === true
+        ? `client too slow: ${reason.buffered} bytes unsent while this server's streams hold the ${reason.limit} they may together`
+        : `client too slow: ${reason.buffered} bytes unsent, over the ${reason.limit} allowed`;
       return { frame: errorFrame(13, `internal stream failure: ${text}`), code: 1008, text };
     }
     case 'failed':
@@ -89,8 +106,8 @@ export class OrderStreams {
     this.sockets = new WebSocketServer({
       noServer: true,
       perMessageDeflate: false,
-      // Frames a client sends are ignored, as the original ignores them; a big one is refused.
-      maxPayload: 64 * 1024,
+      // Frames a client sends are ignored, as the original ignores them; a big one is refused as its header arrives.
+      maxPayload: MAX_CLIENT_MESSAGE_BYTES,
       // The original answers a `Bearer ...` subprotocol with `Bearer`.
       handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith('Bearer')) === undefined ? false : 'Bearer',
     });
@@ -136,6 +153,9 @@ export class OrderStreams {
         // The original's error frame is the last thing, with no newline after it.
         if (frame !== undefined) writeFrame(out, gzip, Buffer.from(frame), false);
         out.end();
+        // A client that never reads would hold what is unsent for as long as it stays: it gets ws's own close timeout.
+        const timer = setTimeout(() => res.destroy(), this.options.closeGraceMs ?? CLOSE_GRACE_MS).unref();
+        res.once('close', () => clearTimeout(timer));
       },
     };
     const refuse = (r: ApiError) => {
@@ -169,7 +189,11 @@ export class OrderStreams {
       }, this.options.pingSeconds * 1000);
       ws.on('pong', () => (alive = true));
       ws.on('close', () => clearInterval(ping));
-      ws.on('error', () => ws.terminate());
+      closeTooBig(ws);
+      // `ws` sends its close frame before it reports a fault of the client's frames: cutting a closing socket would lose that frame.
+      ws.on('error', () => {
+        if (ws.readyState !== WebSocket.CLOSING) ws.terminate();
+      });
       const sink: FrameSink = {
         send: (frame) => ws.send(frame.buffer, { binary: false }),
         buffered: () => ws.bufferedAmount,
@@ -216,6 +240,19 @@ export class OrderStreams {
     for (const ws of this.sockets.clients) ws.terminate();
     this.sockets.close();
   }
+}
+
+/**
+ * A client's message past maxPayload closes with 1009 and a reason at once:
+ * `ws` closes with 1009 but no reason, so its receiver's fault is heard
+ * first (a private field of `ws` 8; test/api/stream/transports.test.ts
+ * shows the reason arrives).
+ */
+function closeTooBig(ws: WebSocket): void {
+  const receiver = (ws as unknown as { _receiver?: NodeJS.EventEmitter })._receiver;
+  receiver?.prependListener('error', (e: Error & { code?: string }) => {
+    if (e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' && ws.readyState === WebSocket.OPEN) ws.close(1009, MESSAGE_TOO_BIG);
+  });
 }
 
 /** A refusal over a WebSocket: its body as the one frame, then a close saying why. */

@@ -152,6 +152,27 @@ test('a subscriber that leaves too much unread is closed, saying so; the others 
   assert.equal(hub.size, 1);
 });
 
+test('past the budget all subscribers share, one with bytes unread is closed as its next frame comes; one that reads goes on', async () => {
+  const source = new FakeSource();
+  const hub = new OrderStreamHub(source, { bufferBytes: 1 << 20, sharedBufferBytes: 3000 });
+  const slow = [new Sink(), new Sink()];
+  const reader = new Sink();
+  for (const sink of [...slow, reader]) await hub.subscribe(ALL, sink);
+  // Each under its own limit, together near the shared one.
+  slow[0]!.stalled = 1400;
+  slow[1]!.stalled = 1400;
+  for (let h = 1; h <= 4; h++) {
+    source.height = h;
+    hub.blockCommitted();
+  }
+  await hub.settled();
+  assert.deepEqual(slow.map((s) => s.ended?.kind), ['tooSlow', 'tooSlow']);
+  assert.deepEqual(slow[0]!.ended, { kind: 'tooSlow', buffered: 1400, limit: 3000, shared: true });
+  assert.equal(reader.ended, undefined);
+  assert.deepEqual(reader.updatedIds(), expectedIds(1, 4));
+  assert.equal(hub.size, 1);
+});
+
 test('a resume from a block gets the changes after it, no snapshot, then the live blocks', async () => {
   const source = new FakeSource();
   const hub = new OrderStreamHub(source, { bufferBytes: 1 << 20, readBlocks: 2 });

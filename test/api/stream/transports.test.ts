@@ -162,3 +162,38 @@ test('fuzzed: 300 random stream requests are each answered with a snapshot or a 
     else assert.ok('error' in frame || 'code' in frame, `${query}: ${answer.text}`);
   }), { numRuns: 300, seed: 20261125 });
 });
+
+test('a client\'s WebSocket message past the limit closes it with 1009 "message too big" at once; another client streams on', async () => {
+  const own = await buildApp({ store: createModelStore(blocks) });
+  const url = `${(await own.listen({ host: '127.0.0.1', port: 0 })).replace('http', 'ws')}${PATH}`;
+  try {
+    const open = (): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string; unsent: number }> }> => new Promise((resolve, reject) => {
+      const ws = new WebSocket(url);
+      const closed = new Promise<{ code: number; reason: string; unsent: number }>((done) => {
+        ws.once('close', (code, reason) => done({ code, reason: String(reason), unsent: ws.bufferedAmount }));
+      });
+      ws.once('message', () => resolve({ ws, closed }));
+      ws.once('error', reject);
+    });
+    const [whole, fragment, bystander] = await Promise.all([open(), open(), open()]);
+    // A stray small message is ignored.
+    bystander.ws.send('{"subscribe":true}');
+    whole.ws.send(Buffer.alloc(64 << 20, 'x'));
+    // A first fragment past the limit, its message never finished: the close cannot wait for the whole.
+    fragment.ws.send(Buffer.alloc(64 << 10, 'x'), { fin: false });
+    for (const { closed } of [whole, fragment]) {
+      const { code, reason } = await closed;
+      assert.equal(code, 1009);
+      assert.equal(reason, 'message too big');
+    }
+    assert.equal(bystander.ws.readyState, WebSocket.OPEN);
+    await new Promise<void>((resolve) => {
+      bystander.ws.once('pong', () => resolve());
+      bystander.ws.ping();
+    });
+    bystander.ws.close();
+    assert.equal((await bystander.closed).code, 1005);
+  } finally {
+    await own.close();
+  }
+});

@@ -27,7 +27,7 @@ after(async () => {
 });
 
 const file = join(dir, 'net.events');
-const ready = writeEventFile(file, { seed: 21, blocks: 1500, ordersPerBlock: 12 });
+const ready = writeEventFile(file, { seed: 21, blocks: 800, ordersPerBlock: 10 });
 
 test('bad retention values are refused on one line with exit 2, from a flag, a variable or the config file', async () => {
   await ready;

@@ -106,7 +106,7 @@ for (const backend of BACKENDS) {
 
   test(`${backend.name}: a simulated network with amendments: versions forgotten, live orders resting`, async () => {
     const file = join(dir, `sim-${stores.length}.events`);
-    await writeEventFile(file, { seed: 13, blocks: 300, ordersPerBlock: 5 });
+    await writeEventFile(file, { seed: 13, blocks: 160, ordersPerBlock: 5 });
     const blocks = await readBlocks(file);
     // Its live orders change every few seconds, the longest still in 25 s: 8 s leaves some resting.
     for (const [w, resting] of [['8s', true], ['40s', false]] as const) {

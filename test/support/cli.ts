@@ -117,8 +117,12 @@ export async function ingestStatus(server: RunningServer): Promise<IngestStatusB
   return (await res.json()) as IngestStatusBody;
 }
 
-/** Polls until `check` holds; returns how long it took. */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 5000, everyMs = 20): Promise<number> {
+/**
+ * Polls until `check` holds; returns how long it took. The time limit only
+ * stops a test that would hang: two test files run at once on a loaded
+ * 2-core machine (../run.ts), so it is generous.
+ */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 30_000, everyMs = 20): Promise<number> {
   const started = Date.now();
   while (!(await check())) {
     if (Date.now() - started > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);

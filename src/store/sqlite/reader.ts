@@ -110,9 +110,9 @@ export class ReaderConnection {
    * The last committed block. Outside a transaction, read again only when
    * the WAL-index headers changed since the last read: no commit became
    * visible between the headers read before that read and the same headers
-   * now, so its block is still the last. Reading the headers is one pread;
-   * a read transaction is 7-11 us and three system calls (locks and a
-   * stat), once per turn of an HTTP process (BENCHMARKS.md, issue 30, round 4).
+   * now, so its block is still the last. One pread instead of a read
+   * transaction, once per turn of an HTTP process (BENCHMARKS.md, "The fast
+   * path won back (issue 30)", round 4).
    */
   lastBlock(): CommittedBlock | undefined {
     // In a transaction the block is its snapshot's, which may be older than the headers say.

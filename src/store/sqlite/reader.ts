@@ -13,9 +13,12 @@
  * ever prepared, kept or dropped. A store with the usual few hundred
  * statements never reaches it.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { BoundedMap, stringBytes } from '../../bounded-map.js';
 import { expandSql } from '../page-sql.js';
+import { fromU64 } from '../rows.js';
+import type { CommittedBlock } from '../store.js';
 import { openDatabase, type OpenDatabaseOptions } from './database.js';
 import { SQLITE } from './dialect.js';
 
@@ -35,6 +38,19 @@ export function estimatedStatementBytes(text: string): number {
 
 export const LAST_BLOCK_SQL = 'SELECT height, time, chain_id, hash FROM last_block WHERE only_row = 1';
 
+/** The last committed block, as both the store and the writer read it. */
+export function readLastBlock(statement: Database.Statement): CommittedBlock | undefined {
+  const row = statement.get() as { height: unknown; time: bigint; chain_id: string; hash: string } | undefined;
+  return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
+}
+
+/**
+ * Bytes at the start of a WAL database's -shm file: the two copies of the
+ * WAL-index header (sqlite.org/walformat.html), which every commit rewrites
+ * (its frame count, change counter and checksums) before any reader can see it.
+ */
+const WAL_INDEX_HEADERS_BYTES = 96;
+
 export class ReaderConnection {
   private db: Database.Database;
   private statements: BoundedMap<string, Database.Statement>;
@@ -46,6 +62,13 @@ export class ReaderConnection {
   private tx!: (fn: () => unknown) => unknown;
   /** Times the connection was opened again to free its statements (for tests and operators). */
   renewals = 0;
+  /** The -shm file, opened once the connection uses it (which keeps it from being replaced); null if there is none. */
+  private shm: number | null = null;
+  /** Its WAL-index headers as read just before `known` was, and as read now. */
+  private knownHeaders = Buffer.alloc(WAL_INDEX_HEADERS_BYTES);
+  private headers = Buffer.alloc(WAL_INDEX_HEADERS_BYTES);
+  /** The last block read after knownHeaders were: still the last while they are unchanged; null when nothing is known. */
+  private known: CommittedBlock | undefined | null = null;
 
   constructor(private readonly options: OpenDatabaseOptions, private readonly cacheBytes = DEFAULT_STATEMENT_CACHE_BYTES) {
     this.db = openDatabase(options);
@@ -60,6 +83,8 @@ export class ReaderConnection {
     this.dataVersionStatement = this.db.prepare('PRAGMA data_version').pluck();
     // A deferred transaction: the queries of a page read the same snapshot.
     this.tx = this.db.transaction((fn: () => unknown) => fn());
+    // Preparing read the schema, so the connection holds the -shm file now: a store not in WAL mode has none.
+    this.shm = openShm(this.options.path);
   }
 
   /** Runs `fn` in one read transaction, on a connection renewed first if it has prepared past its bound. */
@@ -81,6 +106,27 @@ export class ReaderConnection {
     return s;
   }
 
+  /**
+   * The last committed block. Outside a transaction, read again only when
+   * the WAL-index headers changed since the last read: no commit became
+   * visible between the headers read before that read and the same headers
+   * now, so its block is still the last. One pread instead of a read
+   * transaction, once per turn of an HTTP process (BENCHMARKS.md, "The fast
+   * path won back (issue 30)", round 4).
+   */
+  lastBlock(): CommittedBlock | undefined {
+    // In a transaction the block is its snapshot's, which may be older than the headers say.
+    if (this.db.inTransaction) return readLastBlock(this.lastBlockStatement);
+    if (this.shm === null || readSync(this.shm, this.headers, 0, WAL_INDEX_HEADERS_BYTES, 0) !== WAL_INDEX_HEADERS_BYTES) {
+      return readLastBlock(this.lastBlockStatement);
+    }
+    if (this.known !== null && this.headers.equals(this.knownHeaders)) return this.known;
+    this.headers.copy(this.knownHeaders);
+    this.known = null; // a read that throws leaves nothing to trust
+    this.known = readLastBlock(this.lastBlockStatement);
+    return this.known;
+  }
+
   /** The file's data_version: it changes whenever another connection commits. */
   dataVersion(): unknown {
     return this.dataVersionStatement.get();
@@ -97,6 +143,9 @@ export class ReaderConnection {
   }
 
   close(): void {
+    if (this.shm !== null) closeSync(this.shm);
+    this.shm = null;
+    this.known = null;
     if (this.db.open) this.db.close();
   }
 
@@ -107,5 +156,14 @@ export class ReaderConnection {
     this.prepared = 0;
     this.renewals++;
     this.prepareFixed();
+  }
+}
+
+/** The -shm file of the database at `path`, open for reading; null if there is none. */
+function openShm(path: string): number | null {
+  try {
+    return openSync(`${path}-shm`, 'r');
+  } catch {
+    return null;
   }
 }

@@ -24,7 +24,7 @@ import { fromU64 } from '../rows.js';
 import type { CommittedBlock, QueryStore } from '../store.js';
 import type { OpenDatabaseOptions } from './database.js';
 import { SQLITE } from './dialect.js';
-import { LAST_BLOCK_SQL, ReaderConnection } from './reader.js';
+import { LAST_BLOCK_SQL, ReaderConnection, readLastBlock } from './reader.js';
 
 /** Opens the store for queries; unless readOnly, it creates or migrates the file first. */
 export function openSqliteStore(options: OpenDatabaseOptions & { statementCacheBytes?: number }): SqliteStore {
@@ -43,13 +43,7 @@ function fileBytes(path: string): number {
 const RETENTION_SQL = 'SELECT setting, window_ns, rows_pruned, prune_ns, longest_batch_ns FROM retention WHERE only_row = 1';
 const OLDEST_BLOCK_SQL = 'SELECT height, time FROM blocks ORDER BY height LIMIT 1';
 
-/** The last committed block, as both the store and the writer read it. */
-export function readLastBlock(statement: Database.Statement): CommittedBlock | undefined {
-  const row = statement.get() as { height: unknown; time: bigint; chain_id: string; hash: string } | undefined;
-  return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
-}
-
-export { LAST_BLOCK_SQL };
+export { LAST_BLOCK_SQL, readLastBlock };
 
 /** How often the embedded store is asked whether a block was committed: well within the stream's 200 ms. */
 const WATCH_POLL_MS = 25;
@@ -206,7 +200,7 @@ export class SqliteStore implements QueryStore {
   }
 
   lastBlockSync(): CommittedBlock | undefined {
-    return readLastBlock(this.connection.lastBlockStatement);
+    return this.connection.lastBlock();
   }
 
   /**

@@ -272,6 +272,30 @@ test('a read-only store reads what a writer commits, and refuses to write', asyn
   assert.throws(() => (reader as unknown as { connection: { db: Database.Database } }).connection.db.exec('DELETE FROM orders_current'), /readonly/);
 });
 
+test('the last block is read again only after a commit, and every commit is seen at once: across checkpoints and renewals', async (t) => {
+  const { path } = tempDatabase(t);
+  const writer = await SqliteWriter.open(path);
+  t.after(() => writer.close());
+  await writeBlocks(writer, [block(1, { orders: [order(1)] })]);
+  // A tiny statement bound: the connection is renewed by the second distinct page query.
+  const reader = openSqliteStore({ path, readOnly: true, statementCacheBytes: 1 });
+  t.after(() => reader.close());
+  const other = new Database(path);
+  t.after(() => other.close());
+  for (let height = 2; height <= 7; height++) {
+    const before = reader.lastBlockSync();
+    assert.equal(before?.height, BigInt(height - 1));
+    assert.equal(reader.lastBlockSync(), before, 'no commit since: the block read before, not read again');
+    if (height === 4) other.pragma('wal_checkpoint(TRUNCATE)'); // the next commit starts the WAL over
+    if (height === 6) await reader.listOrders({ marketIds: ['m'] }, FIRST_100);
+    await writeBlocks(writer, [block(height, { orders: [order(height)] })]);
+    assert.equal(reader.lastBlockSync()?.height, BigInt(height), `block ${height} seen as soon as it is committed`);
+    await reader.listOrders({}, FIRST_100);
+  }
+  assert.ok(reader.statementCacheSize.renewals > 0, 'the connection was renewed on the way');
+  assert.deepEqual(reader.lastBlockSync(), { height: 7n, time: blockTime(7n), chainId: block(7).chainId, hash: 'hash-7' });
+});
+
 test('read-only opening needs an existing file at the current schema version', async (t) => {
   const { path } = tempDatabase(t);
   assert.throws(() => openSqliteStore({ path, readOnly: true }), { code: 'LQ_SYSTEM', message: /unable to open database file/ });

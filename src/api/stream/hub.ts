@@ -232,16 +232,18 @@ export class OrderStreamHub {
       this.position ??= height;
     }
     while (!sub.ended && sub.next <= this.position) {
-      const blocks = await this.source.orderChanges(sub.next - 1n, this.position, this.readBlocks);
-      if (blocks.length === 0) break;
+      const upTo = this.position;
+      const blocks = await this.source.orderChanges(sub.next - 1n, upTo, this.readBlocks);
       for (const block of blocks) {
         if (block.height < sub.next) continue;
         this.deliver(sub, framesFor(sub.filter, block));
         sub.next = block.height + 1n;
       }
+      // Fewer than asked for: nothing changed up to `upTo`, the position read before the wait (blocks dispatched
+      // meanwhile skipped this subscriber, so moving it to the position now would lose them).
+      if (blocks.length < this.readBlocks && sub.next <= upTo) sub.next = upTo + 1n;
     }
     // No await between the last check and this: the next block dispatched is the one it is owed.
-    if (sub.next <= this.position) sub.next = this.position + 1n;
     sub.live = true;
     this.blockCommitted();
   }

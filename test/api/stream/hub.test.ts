@@ -249,3 +249,38 @@ test('the block watch runs only while someone is subscribed, and what it sees is
   assert.equal(started, 2);
   assert.notEqual(watching, undefined);
 });
+
+test('a subscriber whose catch-up finds no changes while blocks are dispatched to the others still gets those blocks', async () => {
+  const source = new FakeSource();
+  const hub = new OrderStreamHub(source, { bufferBytes: 1 << 20 });
+  // Block 5 changed nothing (the fake leaves out every fifth), as the first block written often does.
+  source.height = 5;
+  const live = new Sink();
+  await hub.subscribe(ALL, live, 4n);
+  // The late subscriber's read of block 5 is slow: it finds nothing, after blocks 6-8 went to the live one.
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let held!: () => void;
+  const holding = new Promise<void>((r) => (held = r));
+  const read = source.orderChanges.bind(source);
+  source.orderChanges = async (after, upTo, maxBlocks) => {
+    if (after === 4n) {
+      held();
+      await gate;
+    }
+    return read(after, upTo, maxBlocks);
+  };
+  const late = new Sink();
+  const subscribing = hub.subscribe(ALL, late, 4n);
+  await holding;
+  source.height = 8;
+  hub.blockCommitted();
+  await hub.settled();
+  release();
+  await subscribing;
+  source.height = 9;
+  hub.blockCommitted();
+  await hub.settled();
+  assert.deepEqual(live.updatedIds(), expectedIds(5, 9), 'the live subscriber: every block');
+  assert.deepEqual(late.updatedIds(), expectedIds(5, 9), 'the late subscriber: every block, 6-8 too');
+});

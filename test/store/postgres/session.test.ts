@@ -83,7 +83,7 @@ forEachServer((server) => {
     }
     const writer = await PostgresWriter.open(url.toString(), {});
     await writer.close();
-    const [writerSession] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'ledger-query writer'`);
+    const [writerSession] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'ledger-query writer' AND datname = current_database()`);
     assert.equal(writerSession?.n, 0, 'the writer closed its session');
   });
 

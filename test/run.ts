@@ -20,6 +20,13 @@ function testFiles(dir: string): string[] {
   });
 }
 
+// Two files at a time whatever the cores (Node's default is one fewer than the cores: one on CI's two): most of a
+// file's time is spent waiting on the servers and commands it starts, which the other file's work fills.
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  process.stderr.write(`TEST_CONCURRENCY=${process.env.TEST_CONCURRENCY}: must be a whole number of test files, 1 or more\n`);
+  process.exit(2);
+}
 const files = process.argv.length > 2 ? process.argv.slice(2) : testFiles(fileURLToPath(new URL('.', import.meta.url)));
 const running: RunningPostgres[] = [];
 const env: NodeJS.ProcessEnv = { ...process.env };
@@ -45,9 +52,6 @@ if (!process.env.TEST_DATABASE_URL) {
   }));
   env[SERVERS_ENV] = JSON.stringify(servers);
 }
-// Two files at a time whatever the cores (Node's default is one fewer than the cores: one on CI's two): most of a
-// file's time is spent waiting on the servers and commands it starts, which the other file's work fills.
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
 const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], { env, stdio: 'inherit' });
 const code = await new Promise<number>((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 await Promise.all(running.map((s) => s.stop()));

@@ -171,14 +171,21 @@ async function fingerprint(s: FreshStore): Promise<string> {
   return JSON.stringify(rows);
 }
 
-test('a copy whose check fails names the table and leaves the target refused as incomplete', async () => {
+/** A small simulated network ingested into an embedded store, then `sql` run on its file. */
+async function alteredSource(name: string, seed: number, sql: string): Promise<FreshStore> {
   const source = await fresh(EMBEDDED);
-  assert.equal(runCli(['simulate', '--out', join(dir, 'check.events'), '--blocks', '10', '--seed', '5']).status, 0);
-  assert.equal(runCli(['ingest', join(dir, 'check.events'), ...source.args]).status, 0);
-  // A table the target's schema does not have: its rows could not come along.
+  const events = join(dir, `${name}.events`);
+  assert.equal(runCli(['simulate', '--out', events, '--blocks', '10', '--seed', String(seed)]).status, 0);
+  assert.equal(runCli(['ingest', events, ...source.args]).status, 0);
   const db = new Database(join(source.config.dataDir, 'ledger.db'));
-  db.exec('CREATE TABLE lq_unknown (n INTEGER PRIMARY KEY) STRICT; INSERT INTO lq_unknown VALUES (1)');
+  db.exec(sql);
   db.close();
+  return source;
+}
+
+test('a copy whose check fails names the table and leaves the target refused as incomplete', async () => {
+  // A table the target's schema does not have: its rows could not come along.
+  const source = await alteredSource('check', 5, 'CREATE TABLE lq_unknown (n INTEGER PRIMARY KEY) STRICT; INSERT INTO lq_unknown VALUES (1)');
   for (const backend of [EMBEDDED, BACKENDS[1] ?? EMBEDDED]) {
     const target = await fresh(backend);
     const r = runCli(['copy', '--from', named(source), '--to', named(target)]);
@@ -193,13 +200,8 @@ test('a copy whose check fails names the table and leaves the target refused as 
 test("a row the target cannot hold as it is fails the check of its table, which is named", async (t) => {
   const server = BACKENDS.find((b) => b !== EMBEDDED);
   if (server === undefined) return void t.skip('no PostgreSQL server in this run');
-  const source = await fresh(EMBEDDED);
-  assert.equal(runCli(['simulate', '--out', join(dir, 'wide.events'), '--blocks', '10', '--seed', '6']).status, 0);
-  assert.equal(runCli(['ingest', join(dir, 'wide.events'), ...source.args]).status, 0);
   // The embedded store numbers parties in 64 bits, PostgreSQL in 32: the copy's rows load, and differ.
-  const db = new Database(join(source.config.dataDir, 'ledger.db'));
-  db.exec("INSERT INTO parties (no, id) VALUES (4294967296 + 1000000, 'lq-wide')");
-  db.close();
+  const source = await alteredSource('wide', 6, "INSERT INTO parties (no, id) VALUES (4294967296 + 1000000, 'lq-wide')");
   const target = await fresh(server);
   const r = runCli(['copy', '--from', named(source), '--to', named(target)]);
   assert.equal(r.status, 65, r.stderr);

@@ -7,6 +7,7 @@
  * slow), which it would otherwise answer with a bare status line.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { asLedgerError, ListenError, type LedgerError } from '../errors.js';
 import { headerList, type HeaderList } from './answer-headers.js';
@@ -15,6 +16,7 @@ import { GrpcCode, HttpRefusalError, type ApiError } from './errors.js';
 import type { HttpOptions } from './http-options.js';
 import type { KnownBlock } from './known-block.js';
 import { refuseOnSocket, writeRefusal } from './refusal.js';
+import { StalledConnections } from './stalled-connections.js';
 
 /** How often Node looks for heads overdue: often enough that a timeout is kept within a second. */
 function checkingIntervalMs(headTimeoutMs: number): number {
@@ -104,12 +106,12 @@ export interface HttpServerHooks {
 }
 
 /**
- * Closes each connection past `max` as it comes. Not server.maxConnections:
+ * Closes each connection past `max` as it comes, and watches the others for stalls. Not server.maxConnections:
  * under node:cluster (serve --workers N) a process over it hands the
  * connection back to the primary, which offers it to another, and another,
  * and the client waits, connected and unanswered, for as long as all are full.
  */
-function limitConnections(server: Server, max: number, warn: (message: string) => void): void {
+function limitConnections(server: Server, max: number, warn: (message: string) => void, stalled: StalledConnections): void {
   let open = 0;
   let dropped = 0;
   let logged = 0;
@@ -126,6 +128,7 @@ function limitConnections(server: Server, max: number, warn: (message: string) =
     }
     open++;
     socket.once('close', () => open--);
+    stalled.watch(socket as Socket);
   });
 }
 
@@ -141,10 +144,12 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
     requireHostHeader: false,
   }, oneAtATime(listener, MAX_PIPELINED));
   server.keepAliveTimeout = options.idleTimeoutMs;
-  // A connection that moves nothing either way (a client that stops reading an answer) is closed too,
+  // A connection that holds an answer its client does not take, moving nothing either way, is closed too,
   // though not under a query that may run for its whole time limit.
-  server.setTimeout(Math.max(options.idleTimeoutMs, options.queryTimeoutMs + 5000));
-  limitConnections(server, options.maxConnections, hooks.warn);
+  const stalled = new StalledConnections(Math.max(options.idleTimeoutMs, options.queryTimeoutMs + 5000));
+  server.on('listening', () => stalled.start());
+  server.on('close', () => stalled.stop());
+  limitConnections(server, options.maxConnections, hooks.warn, stalled);
   // A request Node could not read has no Origin to answer: every origin's, when every origin is allowed.
   const unreadCors = headerList(corsHeadersUnread(options.corsOrigins));
   server.on('clientError', (error: ParserError, socket: Duplex) => {

@@ -12,6 +12,7 @@ import { RouteNotFoundError } from '../errors.js';
 import type { HeaderList } from '../answer-headers.js';
 import { pathOf } from '../query.js';
 import { refuseOnSocket } from '../refusal.js';
+import { exemptFromStalls } from '../stalled-connections.js';
 import { OrderStreamHub } from './hub.js';
 import { STREAM_ORDERS_PATH } from './request.js';
 import { streamSource } from './source.js';
@@ -81,14 +82,16 @@ export function attachOrderStreams(
     if (!asksForWebSocket(req)) return answerWithoutUpgrade(server, req, socket);
     if (!options.admit(req, socket)) return;
     if (pathOf(req.url ?? '') !== STREAM_ORDERS_PATH) return refuseOnSocket(socket, new RouteNotFoundError('Not Found'), options.refusalHeaders(req));
-    // A stream may be quiet for long: not an idle connection.
+    // A stream may be quiet for long, and hold what its client has not read yet: not an idle or stalled connection.
     (socket as Duplex & { setTimeout?: (ms: number) => void }).setTimeout?.(0);
+    exemptFromStalls(socket);
     streams.serveUpgrade(req, socket, head);
   });
   return {
     streamOverHttp(req, res) {
       if (req.method !== 'GET' || pathOf(req.url ?? '') !== STREAM_ORDERS_PATH) return false;
       req.socket.setTimeout(0);
+      exemptFromStalls(req.socket);
       streams.streamOverHttp(req, res);
       return true;
     },

@@ -131,7 +131,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Not when every request is to be logged: the fast path answers without Fastify's logging.
   const fastPath = cache !== undefined && opts.logRequests !== true
     ? new FastPath({
-      cache, store, urlMapBytes: opts.urlMapBytes, sharedDoor: front.shared, count: (route, status, started) => metrics.answered(route, status, started),
+      cache, store, urlMapBytes: opts.urlMapBytes, sharedDoor: front.shared, tally: (route) => metrics.tally(route),
       endpoints: PAGE_ROUTES.map((e) => ({ path: e.path, prefix: e.prefix, route: e.prefix ? `${e.path}*` : e.path, reader: e.reader(store, limits) })),
     })
     : undefined;

@@ -32,11 +32,17 @@ export const DEFAULT_URL_MAP_BYTES = 4 << 20;
 /** A remembered URL's bytes beside its text and its key's: the map's entry and its links. */
 const URL_ENTRY_OVERHEAD = 120;
 
-/** What a URL remembered reads as: its answer key, the X-Ignored-Parameters of its answers, the route that serves it (for the metrics). */
+/** What a URL remembered reads as: its answer key, the X-Ignored-Parameters of its answers, the tally of the route that serves it. */
 interface ReadUrl {
   key: string;
   ignored: string | undefined;
-  route: string;
+  tally: AnswerTally;
+}
+
+/** Where a route's answers are counted (the metrics' RouteTally). */
+export interface AnswerTally {
+  /** Counts an answer with `status` to a request that arrived at `started` (performance.now()). */
+  add(status: number, started: number): void;
 }
 
 /** A page endpoint as the fast path serves it: its path (exact, or a prefix), its route's template, the reader of its URLs. */
@@ -53,8 +59,8 @@ export interface FastPathOptions {
   endpoints: readonly FastPathEndpoint[];
   /** The front door's headers when they are every request's (./front-door.ts): answers' heads built on them are kept. */
   sharedDoor: HeaderList;
-  /** Counts an answer of a route with a status, its request arrived at `started` (performance.now()). */
-  count: (route: string, status: number, started: number) => void;
+  /** The tally of a route's answers, asked once per URL remembered. */
+  tally: (route: string) => AnswerTally;
   urlMapBytes?: number | undefined;
 }
 
@@ -138,7 +144,7 @@ export class FastPath {
       } catch {
         return false; // a parameter refused: the full path says which
       }
-      read = { key: query.key, ignored: query.ignored, route: endpoint.route };
+      read = { key: query.key, ignored: query.ignored, tally: this.options.tally(endpoint.route) };
       this.remember(url, read);
     }
     const { cache, store } = this.options;
@@ -164,7 +170,7 @@ export class FastPath {
     // Node takes a list as it is, but its typings say mutable.
     if (delivery.notModified) res.writeHead(304, head as string[]).end();
     else res.writeHead(200, head as string[]).end(delivery.body);
-    this.options.count(read.route, res.statusCode, started);
+    read.tally.add(res.statusCode, started);
   }
 
   /**

@@ -43,7 +43,7 @@ test('the last block is read once per turn, and again in the next: a block commi
   const counted: { route: string; status: number }[] = [];
   const fastPath = new FastPath({
     cache: new AnswerCache(1 << 20), store, sharedDoor: [],
-    count: (route, status) => counted.push({ route, status }),
+    tally: (route) => ({ add: (status) => counted.push({ route, status }) }),
     endpoints: [{
       path: PATH, prefix: false, route: PATH,
       reader: (url) => ({

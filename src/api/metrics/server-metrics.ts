@@ -54,12 +54,40 @@ export interface MetricsSources {
  */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** One route's requests: how many answered with each status, and their latency's buckets (LATENCY_BUCKETS, then +Inf), sum and count. */
-interface RouteCounts {
-  statuses: Map<number, number>;
-  buckets: number[];
-  sum: number;
-  count: number;
+/**
+ * One route's requests: how many answered with each status, and their
+ * latency's buckets (LATENCY_BUCKETS, then +Inf), sum and count. The fast
+ * path keeps its route's tally with each URL it remembers, so that counting
+ * a cached answer looks nothing up.
+ */
+export class RouteTally {
+  /** Answers 200, the usual status, kept apart: counting one touches no map. */
+  private ok = 0;
+  private readonly others = new Map<number, number>();
+  readonly buckets: number[] = LATENCY_BUCKETS.map(() => 0);
+  sum = 0;
+  count = 0;
+
+  /** Counts an answer with `status` to a request that arrived at `started` (performance.now()). */
+  add(status: number, started: number): void {
+    if (status === 200) this.ok++;
+    else this.others.set(status, (this.others.get(status) ?? 0) + 1);
+    const seconds = (performance.now() - started) / 1000;
+    this.sum += seconds;
+    this.count++;
+    // Past the last bound, only +Inf (the count) holds it.
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+      if (seconds <= LATENCY_BUCKETS[i]!) {
+        this.buckets[i]!++;
+        break;
+      }
+    }
+  }
+
+  /** Answers by status. */
+  statuses(): [number, number][] {
+    return this.ok > 0 ? [[200, this.ok], ...this.others] : [...this.others];
+  }
 }
 
 /** A histogram's type as prom-client's metrics name it at run time (its typings declare an enum). */
@@ -73,7 +101,7 @@ const HISTOGRAM = 'histogram' as unknown as MetricType;
 class LatencyHistogram extends Histogram<'route'> {
   constructor(
     private readonly metricName: string, private readonly metricHelp: string, registers: Registry[],
-    private readonly counts: ReadonlyMap<string, RouteCounts>,
+    private readonly counts: ReadonlyMap<string, RouteTally>,
   ) {
     super({ name: metricName, help: metricHelp, labelNames: ['route'], buckets: LATENCY_BUCKETS, registers });
   }
@@ -106,7 +134,7 @@ class LatencyHistogram extends Histogram<'route'> {
 
 export class ServerMetrics {
   /** Requests by route, counted as they are answered. */
-  private readonly counts = new Map<string, RouteCounts>();
+  private readonly counts = new Map<string, RouteTally>();
   /** Paths served without parameters in them: a request answered before Fastify is labelled by its path if it is one. */
   private readonly exactRoutes = new Set<string>();
   /** Routes served under a prefix (`/api/v2/order/*`), longest first: such a request answered before Fastify is labelled by the longest it starts with. */
@@ -121,7 +149,7 @@ export class ServerMetrics {
       labelNames: ['route', 'status'], registers,
       collect() {
         this.reset();
-        for (const [route, c] of counts) for (const [status, n] of c.statuses) this.inc({ route, status }, n);
+        for (const [route, c] of counts) for (const [status, n] of c.statuses()) this.inc({ route, status }, n);
       },
     });
     new LatencyHistogram(name('http_request_duration_seconds'), 'Time from a request\'s arrival to its answer sent, by route.', registers, counts);
@@ -221,24 +249,19 @@ export class ServerMetrics {
     return this.exactRoutes.has(path) ? path : this.prefixRoutes.find((p) => path.startsWith(p.slice(0, -1))) ?? UNMATCHED_ROUTE;
   }
 
-  /** Counts an answer of `route` with `status`, `started` (performance.now()) when its request arrived. */
-  answered(route: string, status: number, started: number): void {
+  /** The tally of `route`'s answers. */
+  tally(route: string): RouteTally {
     let c = this.counts.get(route);
     if (c === undefined) {
-      c = { statuses: new Map(), buckets: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 };
+      c = new RouteTally();
       this.counts.set(route, c);
     }
-    c.statuses.set(status, (c.statuses.get(status) ?? 0) + 1);
-    const seconds = (performance.now() - started) / 1000;
-    c.sum += seconds;
-    c.count++;
-    // Past the last bound, only +Inf (the count) holds it.
-    for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
-      if (seconds <= LATENCY_BUCKETS[i]!) {
-        c.buckets[i]!++;
-        break;
-      }
-    }
+    return c;
+  }
+
+  /** Counts an answer of `route` with `status`, `started` (performance.now()) when its request arrived. */
+  answered(route: string, status: number, started: number): void {
+    this.tally(route).add(status, started);
   }
 
   /** Counts the answer to `req` once it is sent ('close', not 'finish': a stream's client leaves it, and its answer never finishes). */

@@ -24,7 +24,7 @@ interface Progress {
   read: number;
   written: number;
   queued: number;
-  /** performance.now() of its watch or of the sweep that last saw it move or hold nothing: never after it last moved. */
+  /** performance.now() of its watch or of the sweep that last saw it move or hold nothing: never before it last moved, so none is closed early. */
   movedAt: number;
 }
 

@@ -46,7 +46,8 @@ test('a connection holding bytes its client does not read, nothing moving, is cl
   const stalled = new StalledConnections(STALL_MS);
   stalled.watch(server);
   await fillUntilHeld(server);
-  const t0 = performance.now();
+  // Whole milliseconds: (t0 + STALL_MS) - t0 is STALL_MS exactly.
+  const t0 = Math.ceil(performance.now());
   assert.equal(stalled.sweep(t0), 0, 'moved since watched: not stalled yet');
   assert.equal(stalled.sweep(t0 + STALL_MS - 1), 0, 'stalled for less than the timeout');
   assert.equal(server.destroyed, false);
@@ -59,7 +60,8 @@ test('a connection that holds nothing is never stalled, however long it idles', 
   const { server } = await pair(t);
   const stalled = new StalledConnections(STALL_MS);
   stalled.watch(server);
-  const t0 = performance.now();
+  // Whole milliseconds: (t0 + STALL_MS) - t0 is STALL_MS exactly.
+  const t0 = Math.ceil(performance.now());
   for (let i = 1; i <= 10; i++) assert.equal(stalled.sweep(t0 + i * STALL_MS), 0);
   assert.equal(server.destroyed, false);
 });
@@ -68,7 +70,8 @@ test('a connection whose client reads between sweeps is not stalled', async (t) 
   const { server, client } = await pair(t);
   const stalled = new StalledConnections(STALL_MS);
   stalled.watch(server);
-  const t0 = performance.now();
+  // Whole milliseconds: (t0 + STALL_MS) - t0 is STALL_MS exactly.
+  const t0 = Math.ceil(performance.now());
   for (let i = 1; i <= 4; i++) {
     await fillUntilHeld(server);
     // The client takes what was held: the writes complete, and what Node holds changes.
@@ -87,7 +90,8 @@ test('an exempted connection (a stream\'s) is left to its own rules', async (t) 
   stalled.watch(server);
   exemptFromStalls(server);
   await fillUntilHeld(server);
-  const t0 = performance.now();
+  // Whole milliseconds: (t0 + STALL_MS) - t0 is STALL_MS exactly.
+  const t0 = Math.ceil(performance.now());
   assert.equal(stalled.sweep(t0), 0);
   assert.equal(stalled.sweep(t0 + 10 * STALL_MS), 0);
   assert.equal(server.destroyed, false);

@@ -176,6 +176,7 @@ class CopyIn {
   private readonly stream;
   private readonly encode: Encode[];
   private first = true;
+  private lastBytes = 1 << 20;
 
   constructor(client: pg.Client, table: string, columns: readonly ColumnShape[]) {
     this.stream = client.query(copyFrom(`COPY ${quoted(table)} (${columns.map((c) => quoted(c.name)).join(', ')}) FROM STDIN (FORMAT binary)`));
@@ -185,7 +186,7 @@ class CopyIn {
   /** Rows `from` up to `to` (exclusive) of `rows`. */
   async write(rows: readonly NeutralRow[], from: number, to: number): Promise<void> {
     if (from === to) return;
-    const out = new BinaryCopyWriter();
+    const out = new BinaryCopyWriter(this.lastBytes);
     for (let r = from; r < to; r++) {
       const row = rows[r]!;
       out.row(row.length);
@@ -196,6 +197,7 @@ class CopyIn {
       }
     }
     const data = out.finish();
+    this.lastBytes = data.length + (data.length >> 3);
     // One header opens the stream and one trailer closes it: each batch's own are cut off.
     const body = data.subarray(this.first ? 0 : HEADER_BYTES, data.length - TRAILER.length);
     this.first = false;

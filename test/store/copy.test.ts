@@ -7,7 +7,7 @@ import { HashThread, TableHash } from '../../src/store/copy/table-hash.js';
 import { BinaryCopyReader } from '../../src/store/postgres/copy-binary-reader.js';
 import { BinaryCopyWriter } from '../../src/store/postgres/copy-binary.js';
 
-type Rows = (bigint | string | Uint8Array | null)[][];
+type Rows = (number | bigint | string | Uint8Array | null)[][];
 
 const hashOf = (rows: Rows, h = new TableHash()) => {
   for (const r of rows) h.add(r);
@@ -30,6 +30,10 @@ test('a table check tells apart what a backend could confuse, and only that', as
   ];
   for (const other of differs) assert.notEqual((await hashOf(other as Rows)).hash, (await hashOf(rows)).hash, JSON.stringify(other, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
   assert.notEqual((await hashOf([[-1n]])).hash, (await hashOf([[(1n << 64n) - 1n]])).hash, 'a negative int64 is not its unsigned twin');
+  // An integer is read as a number where it is safe and as a bigint past that: the same value either way.
+  const ints = [0, 1, -1, 2 ** 32, -(2 ** 32) - 7, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
+  assert.deepEqual(await hashOf([ints]), await hashOf([ints.map(BigInt)]));
+  assert.notEqual((await hashOf([[1]])).hash, (await hashOf([['1']])).hash);
 });
 
 test('a table check does not depend on the order rows are read in, nor on where it hashes them', async () => {

@@ -116,6 +116,16 @@ export class TableHash {
       if (v === null) {
         this.room(1);
         this.buffer[this.at++] = 0;
+      } else if (typeof v === 'number') {
+        // As the bigint of the same value: the sign in the high word, two's complement below.
+        this.room(17);
+        this.buffer[this.at] = 1;
+        const sign = v < 0 ? -1 : 0;
+        this.view.setInt32(this.at + 1, sign);
+        this.view.setInt32(this.at + 5, sign);
+        this.view.setUint32(this.at + 9, Math.floor(v / 2 ** 32) >>> 0);
+        this.view.setUint32(this.at + 13, v >>> 0);
+        this.at += 17;
       } else if (typeof v === 'bigint') {
         this.room(17);
         this.buffer[this.at] = 1;

@@ -38,11 +38,11 @@ function header(out: Buffer): number {
  * trailing zero digits (as the server normalises them). Written by hand: pg
  * sends parameters as text, and a NUMERIC COPY field is this or nothing.
  */
-function numeric(out: Buffer, v: bigint, at: number): number {
+function numeric(out: Buffer, v: number | bigint, at: number): number {
   // Least significant first, into one array for every value; in doubles while they are exact (heights and versions nearly always are).
   const digits = DIGITS;
   let length = 0;
-  if (v <= MAX_EXACT) {
+  if (typeof v === 'number' || v <= MAX_EXACT) {
     for (let rest = Number(v); rest > 0; rest = Math.floor(rest / 10_000)) digits[length++] = rest % 10_000;
   } else {
     for (let rest = v; rest > 0n; rest /= NBASE) digits[length++] = Number(rest % NBASE);
@@ -138,15 +138,21 @@ export class BinaryCopyWriter {
     this.at += 8;
   }
 
-  int8(v: bigint): void {
+  int8(v: number | bigint): void {
     this.reserve(12);
     this.view.setInt32(this.at, 8);
-    this.view.setBigInt64(this.at + 4, v);
+    if (typeof v === 'bigint') {
+      this.view.setBigInt64(this.at + 4, v);
+    } else {
+      // A safe integer, in two words without a bigint: the high one floored, so that a negative value is its two's complement.
+      this.view.setInt32(this.at + 4, Math.floor(v / 2 ** 32));
+      this.view.setUint32(this.at + 8, v >>> 0);
+    }
     this.at += 12;
   }
 
   /** An unsigned integer as NUMERIC. */
-  numeric(v: bigint): void {
+  numeric(v: number | bigint): void {
     this.reserve(4 + NUMERIC_MAX_BYTES);
     this.at = numeric(this.out, v, this.at);
   }

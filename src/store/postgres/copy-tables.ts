@@ -72,11 +72,16 @@ export async function tableShapes(client: pg.ClientBase): Promise<TableShape[]> 
 
 /** How each column's binary field reads as a neutral value; NUMERIC comes as text (cast in the query). */
 function decoderOf(type: string): FieldDecoder<NonNullable<NeutralValue>> {
-  if (type.startsWith('numeric')) return (d, s, e) => BigInt(d.toString('latin1', s, e));
+  // An integer as a number where a double holds it exactly (../copy/neutral.ts), else a bigint.
+  if (type.startsWith('numeric')) return (d, s, e) => (e - s <= 15 ? Number(d.toString('latin1', s, e)) : BigInt(d.toString('latin1', s, e)));
   switch (type) {
-    case 'smallint': return (d, s) => BigInt(d.readInt16BE(s));
-    case 'integer': return (d, s) => BigInt(d.readInt32BE(s));
-    case 'bigint': return (d, s) => d.readBigInt64BE(s);
+    case 'smallint': return (d, s) => d.readInt16BE(s);
+    case 'integer': return (d, s) => d.readInt32BE(s);
+    case 'bigint': return (d, s) => {
+      const high = d.readInt32BE(s);
+      // |value| < 2^53 exactly when the high word is within +-2^21.
+      return high >= -(2 ** 21) && high < 2 ** 21 ? high * 2 ** 32 + d.readUInt32BE(s + 4) : d.readBigInt64BE(s);
+    };
     case 'text': return (d, s, e) => d.toString('utf8', s, e);
     // A view of the bytes as they came: the chunk is not reused.
     case 'bytea': return (d, s, e) => d.subarray(s, e);

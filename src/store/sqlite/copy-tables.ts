@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { InternalError } from '../../errors.js';
 import type { ReadOrder, RowBatches, TableReader } from '../copy/contract.js';
 import { fromSqlite } from './errors.js';
-import { u64Of, type NeutralKind, type NeutralRow, type TableShape } from '../copy/neutral.js';
+import { integerOf, MAX_SAFE_SQL, type NeutralKind, type NeutralRow, type TableShape } from '../copy/neutral.js';
 
 /** Declared types (STRICT tables) -> kinds. ANY holds the unsigned 64-bit values (../rows.ts u64()). */
 const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: 'text', BLOB: 'bytes' };
@@ -46,14 +46,20 @@ function uniqueKey(db: Database.Database, table: string): string[] | undefined {
 
 /** A table's rows, `table`'s columns in its order, in `order`, in batches; each value as the neutral form has it. */
 export async function* sqliteRows(db: Database.Database, table: TableShape, order: ReadOrder): RowBatches {
-  const columns = table.columns.map((c) => quoted(c.name)).join(', ');
+  // An integer comes as a number where a double holds it exactly, else as its decimal text (made a bigint here): no bigint per value.
+  const columns = table.columns.map((c) => {
+    const q = quoted(c.name);
+    return c.kind === 'int' || c.kind === 'u64'
+      ? `CASE WHEN ${q} BETWEEN -${MAX_SAFE_SQL} AND ${MAX_SAFE_SQL} THEN ${q} ELSE CAST(${q} AS TEXT) END`
+      : q;
+  }).join(', ');
   // Without ORDER BY, SQLite walks the table's own B-tree: a rowid table is not read through an index, a read per row.
   const orderBy = order === 'stored' ? '' : ` ORDER BY ${order.map(quoted).join(', ')}`;
-  const statement = db.prepare(`SELECT ${columns} FROM ${quoted(table.name)}${orderBy}`).raw(true).safeIntegers(true);
-  const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
+  const statement = db.prepare(`SELECT ${columns} FROM ${quoted(table.name)}${orderBy}`).raw(true).safeIntegers(false);
+  const integerAt = table.columns.flatMap((c, i) => (c.kind === 'u64' || c.kind === 'int' ? [i] : []));
   let batch: NeutralRow[] = [];
   for (const row of statement.iterate() as IterableIterator<NeutralRow>) {
-    for (const i of u64At) if (row[i] !== null) row[i] = u64Of(row[i]);
+    for (const i of integerAt) if (typeof row[i] === 'string') row[i] = integerOf(row[i]);
     batch.push(row);
     if (batch.length === BATCH_ROWS) {
       yield batch;

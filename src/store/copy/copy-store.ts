@@ -54,11 +54,13 @@ async function* tapped(batches: RowBatches, hash: TableHash, onRows: (n: number)
 }
 
 /**
- * Kept history is read in key order: a PostgreSQL target routes its rows by
- * height as they come, and the embedded store keeps it in that order anyway.
- * Every other table is read in the order its side stores it in.
+ * Kept history is read in key order on both sides, and its check streamed:
+ * a PostgreSQL target routes its rows by height as they come, the embedded
+ * store keeps it in that order anyway, and hashing it row by row would cost
+ * more than PostgreSQL's reading it back in order. Every other table is read
+ * in the order its side stores it in, and its check summed row by row.
  */
-const sourceOrder = (table: TableShape): ReadOrder => (table.name === KEPT_HISTORY ? table.key : 'stored');
+const readOrder = (table: TableShape): ReadOrder => (table.name === KEPT_HISTORY ? table.key : 'stored');
 
 const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
@@ -86,9 +88,9 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     let done = 0;
     const sourceChecks = new Map<string, TableCheck>();
     for (const { source: s, target: t } of plans) {
-      const hash = hashing.table();
+      const hash = hashing.table(readOrder(s) !== 'stored');
       progress('rows', s.name, done);
-      await target.load(t, tapped(source.rows(s, sourceOrder(s)), hash, (n) => progress('rows', s.name, (done += n)), signal));
+      await target.load(t, tapped(source.rows(s, readOrder(s)), hash, (n) => progress('rows', s.name, (done += n)), signal));
       sourceChecks.set(s.name, await hash.finish());
     }
     // The snapshot is let go as soon as its rows are read: the source's WAL or VACUUM is held back no longer.
@@ -104,9 +106,9 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     done = 0;
     const tables: CopyResult['tables'] = [];
     for (const { source: s, target: t } of plans) {
-      const hash = hashing.table();
+      const hash = hashing.table(readOrder(s) !== 'stored');
       progress('checking', s.name, done);
-      for await (const rows of tapped(target.reader.rows(t, 'stored'), hash, (n) => progress('checking', s.name, (done += n)), signal)) void rows;
+      for await (const rows of tapped(target.reader.rows(t, readOrder(s)), hash, (n) => progress('checking', s.name, (done += n)), signal)) void rows;
       const want = sourceChecks.get(s.name)!;
       const got = await hash.finish();
       if (got.rows !== want.rows || got.hash !== want.hash) {

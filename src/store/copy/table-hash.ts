@@ -1,12 +1,13 @@
 /**
- * A table's check: its row count and a digest of its rows that does not
- * depend on the order they are read in: each row, every value in the neutral
- * form (./neutral.ts) encoded one way whatever backend it came from, hashed
- * with SHA-256, and the digests summed (./row-digests.ts). Equal checks,
- * equal tables as multisets of rows; and a table's key makes its rows
- * distinct, so equal as tables. Reading in key order instead would send the
- * embedded store through an index, a random read per row, and PostgreSQL
- * through a sort (BENCHMARKS.md, "Copying a store").
+ * A table's check: its row count and a hash of its rows, every value in the
+ * neutral form (./neutral.ts) encoded one way whatever backend it came from
+ * (./row-digests.ts): for a table both sides read in key order, SHA-256 of
+ * the rows in that order; for the others, a sum of each row's SHA-256, which
+ * does not depend on the order rows are read in. Equal sums, equal tables as
+ * multisets of rows; a table's key makes its rows distinct, so equal as
+ * tables. Reading such a table in key order would send the embedded store
+ * through an index, a random read per row, and PostgreSQL through a sort
+ * (BENCHMARKS.md, "Copying a store").
  *
  * Rows are encoded into a chunk a megabyte at a time; a HashThread hashes
  * the chunks on a thread of its own, without one the check hashes them in place.
@@ -14,7 +15,7 @@
 import { Worker } from 'node:worker_threads';
 import type { HashReply, HashRequest } from './hash-protocol.js';
 import type { NeutralRow } from './neutral.js';
-import { addRowDigests, DIGEST_WORDS, sumHex } from './row-digests.js';
+import { RowsHash } from './row-digests.js';
 
 const CHUNK = 1 << 20;
 /** Chunks sent and not yet hashed, at most, before the reader waits: a few MB, however far hashing lags. */
@@ -51,9 +52,9 @@ export class HashThread {
     this.worker.on('exit', () => this.fail(new Error('the hashing thread ended')));
   }
 
-  /** A new table's check, hashed on this thread. */
-  table(): TableHash {
-    return new TableHash(this, this.tables++);
+  /** A new table's check, hashed on this thread; `ordered`: its rows come in key order on both sides. */
+  table(ordered: boolean): TableHash {
+    return new TableHash(ordered, this, this.tables++);
   }
 
   send(request: HashRequest, transfer: ArrayBuffer[] = []): void {
@@ -70,11 +71,11 @@ export class HashThread {
     if (this.failure !== undefined) throw this.failure;
   }
 
-  finished(table: number): Promise<TableCheck> {
+  finished(table: number, ordered: boolean): Promise<TableCheck> {
     return new Promise((resolve, reject) => {
       if (this.failure !== undefined) return reject(this.failure);
       this.finishing.set(table, { resolve, reject });
-      this.send({ kind: 'finish', table });
+      this.send({ kind: 'finish', table, ordered });
     });
   }
 
@@ -92,7 +93,8 @@ export class HashThread {
 }
 
 export class TableHash {
-  private readonly sum = new Uint32Array(DIGEST_WORDS);
+  /** Where rows are hashed without a thread. */
+  private readonly inPlace: RowsHash | undefined;
   private buffer = Buffer.allocUnsafeSlow(CHUNK);
   private view = new DataView(this.buffer.buffer);
   private ends = new Uint32Array(16_384);
@@ -102,8 +104,10 @@ export class TableHash {
   private rowsInChunk = 0;
   private rows = 0;
 
-  /** Without a thread, rows are hashed in place, as they are added. */
-  constructor(private readonly thread?: HashThread, private readonly id = 0) {}
+  /** Without a thread, rows are hashed in place, a chunk at a time. */
+  constructor(private readonly ordered: boolean, private readonly thread?: HashThread, private readonly id = 0) {
+    this.inPlace = thread === undefined ? new RowsHash(ordered) : undefined;
+  }
 
   /**
    * Tags tell the kinds apart and lengths frame each value: null 0; an
@@ -168,8 +172,8 @@ export class TableHash {
 
   async finish(): Promise<TableCheck> {
     this.flush(this.at);
-    if (this.thread === undefined) return { rows: this.rows, hash: sumHex(this.sum) };
-    return this.thread.finished(this.id);
+    if (this.inPlace !== undefined) return { rows: this.rows, hash: this.inPlace.finish() };
+    return this.thread!.finished(this.id, this.ordered);
   }
 
   /** Hashes the chunk's whole rows, those before `end`: in place, or sent to the thread (the chunk goes with the message). */
@@ -177,12 +181,12 @@ export class TableHash {
     const rows = this.rowsInChunk;
     this.rowsInChunk = 0;
     if (rows === 0) return;
-    if (this.thread === undefined) return addRowDigests(this.sum, this.buffer, this.ends, rows);
+    if (this.inPlace !== undefined) return this.inPlace.add(this.buffer, this.ends, rows);
     const chunk = this.buffer.buffer as ArrayBuffer;
     const ends = this.ends.buffer as ArrayBuffer;
     // Its length read before it goes: a sent array is left empty.
     const room = this.ends.length;
-    this.thread.send({ kind: 'chunk', table: this.id, chunk, bytes: end, ends, rows }, [chunk, ends]);
+    this.thread!.send({ kind: 'chunk', table: this.id, ordered: this.ordered, chunk, bytes: end, ends, rows }, [chunk, ends]);
     this.ends = new Uint32Array(room);
   }
 

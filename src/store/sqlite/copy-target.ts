@@ -23,8 +23,6 @@ import { sqliteTableReader } from './copy-tables.js';
 
 /** The page cache while building: index builds sort in it. */
 const BUILD_CACHE_KIB = 512 * 1024;
-/** SQLite's sorter threads while indexes are built. */
-const SORT_THREADS = 2;
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -65,8 +63,6 @@ class SqliteCopyTarget implements CopyTarget {
     db.pragma('journal_mode = MEMORY');
     db.pragma('synchronous = OFF');
     db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
-    // Index builds sort on helper threads too: the second core, which the copy's reading leaves idle then.
-    db.pragma(`threads = ${SORT_THREADS}`);
     // Tables load in any order (orders before the parties they name): references are checked once, after.
     db.pragma('foreign_keys = OFF');
     this.reader = sqliteTableReader(db, path);
@@ -80,7 +76,7 @@ class SqliteCopyTarget implements CopyTarget {
     const columns = table.columns.map((c) => quoted(c.name));
     const insert = this.db.prepare(`INSERT INTO ${quoted(table.name)} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
     const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
-    const write = (rows: NeutralRow[]) => {
+    const write = this.db.transaction((rows: NeutralRow[]) => {
       for (const row of rows) {
         // A number binds as a REAL, which an ANY column would keep as one: a u64 goes in as an integer.
         for (const i of u64At) {
@@ -90,15 +86,11 @@ class SqliteCopyTarget implements CopyTarget {
         }
         insert.run(row);
       }
-    };
+    });
     try {
-      // A table in one transaction: a page is written out once, not at every batch's commit. A copy cut
-      // short leaves the file marked incomplete however far it got, so nothing is lost by committing late.
-      this.db.exec('BEGIN');
       // The rows a migration put there (retention's one row) give way to the source's.
       this.db.prepare(`DELETE FROM ${quoted(table.name)}`).run();
       for await (const rows of batches) write(rows);
-      this.db.exec('COMMIT');
     } catch (e) {
       throw fromSqlite(e, this.path);
     }

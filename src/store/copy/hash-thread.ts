@@ -5,7 +5,7 @@
  * answered with its row count and hash.
  */
 import { parentPort } from 'node:worker_threads';
-import { RowsHash } from './row-digests.js';
+import { RowsHash } from './rows-hash.js';
 import type { HashReply, HashRequest } from './hash-protocol.js';
 
 const tables = new Map<number, RowsHash>();

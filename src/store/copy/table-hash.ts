@@ -1,7 +1,7 @@
 /**
  * A table's check: its row count and a hash of its rows, every value in the
  * neutral form (./neutral.ts) encoded one way whatever backend it came from
- * (./row-digests.ts): for a table both sides read in key order, SHA-256 of
+ * (./rows-hash.ts): for a table both sides read in key order, SHA-256 of
  * the rows in that order; for the others, a sum of each row's SHA-256, which
  * does not depend on the order rows are read in. Equal sums, equal tables as
  * multisets of rows; a table's key makes its rows distinct, so equal as
@@ -15,7 +15,7 @@
 import { Worker } from 'node:worker_threads';
 import type { HashReply, HashRequest } from './hash-protocol.js';
 import type { NeutralRow } from './neutral.js';
-import { RowsHash } from './row-digests.js';
+import { RowsHash } from './rows-hash.js';
 
 const CHUNK = 1 << 20;
 /** Chunks sent and not yet hashed, at most, before the reader waits: a few MB, however far hashing lags. */

@@ -7,6 +7,10 @@
  * backend, a 10M-order store in under 5 minutes, p99 within 1.5x).
  *
  * Usage: npm run bench:copy [-- --sizes 1m,10m] [--database-url postgres://...] [--page-seconds 60] [--pages-only]
+ *   [--base DIR/dist/src/cli.js] [--directions e2p,e2e,p2p,p2e]
+ * --base: another commit's build, whose copy runs just before this one's in
+ * each direction: before and after side by side, under the same load.
+ * --page-seconds 0 leaves the pages out.
  * Without a URL, a throwaway server of the distribution's PostgreSQL (else
  * the embedded build) is started. Targets are deleted after each run.
  */
@@ -34,6 +38,8 @@ const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m
 
 interface Copied {
   direction: string;
+  /** Which build copied: this one, or --base. */
+  build: string;
   rows: number;
   orderRows: number;
   wallSeconds: number;
@@ -47,12 +53,12 @@ interface Copied {
 }
 
 /** Runs the CLI's copy under /usr/bin/time; its figures from its last line, its peak RSS from time. */
-function runCopy(from: string, to: string): Promise<Omit<Copied, 'direction' | 'orderRows' | 'loadAverage'>> {
+function runCopy(cli: string, from: string, to: string): Promise<Omit<Copied, 'direction' | 'build' | 'orderRows' | 'loadAverage'>> {
   const dir = mkdtempSync(join(BENCH_DATA, 'copy-time-'));
   const timeFile = join(dir, 'time');
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, process.execPath, CLI, 'copy', '--from', from, '--to', to], {
+    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, process.execPath, cli, 'copy', '--from', from, '--to', to], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -143,6 +149,7 @@ async function main(): Promise<void> {
       sizes: { type: 'string', default: '1m' }, 'database-url': { type: 'string' }, 'page-seconds': { type: 'string', default: '60' },
       // The source's pages only (the PostgreSQL source is the database copies left, or a copy made for them).
       'pages-only': { type: 'boolean', default: false },
+      base: { type: 'string' }, directions: { type: 'string', default: 'e2p,e2e,p2p,p2e' },
     },
   });
   let serverUrl = values['database-url'];
@@ -164,30 +171,43 @@ async function main(): Promise<void> {
       const name = `lq_copy_${size}`;
       const results: Copied[] = [];
       const pages: string[] = [];
-      const measure = async (direction: string, from: string, to: string) => {
-        log(`${size}: ${direction}`);
-        const r = await runCopy(from, to);
-        results.push({ direction, orderRows: orders, loadAverage: loadavg()[0]!.toFixed(1), ...r });
-        log(`${size}: ${direction}: ${r.rows} rows in ${r.wallSeconds.toFixed(1)} s, peak RSS ${r.peakRssMb.toFixed(0)} MB`);
-        return r;
+      const builds: [string, string][] = values.base === undefined ? [['this', CLI]] : [['base', values.base], ['this', CLI]];
+      const measure = async (direction: string, from: string, to: string, build: string, cli: string) => {
+        log(`${size}: ${direction} (${build})`);
+        const r = await runCopy(cli, from, to);
+        results.push({ direction, build, orderRows: orders, loadAverage: loadavg()[0]!.toFixed(1), ...r });
+        log(`${size}: ${direction} (${build}): ${r.rows} rows in ${r.wallSeconds.toFixed(1)} s, ${r.cpuSeconds.toFixed(1)} CPU s, peak RSS ${r.peakRssMb.toFixed(0)} MB`);
       };
       const e2 = join(BENCH_DATA, `${spec.name}-copy`);
       rmSync(e2, { recursive: true, force: true });
       const p1 = values['pages-only'] ? databaseUrl(serverUrl, `${name}_a`) : await freshDatabase(serverUrl, `${name}_a`);
+      const wanted = new Set(values.directions.split(','));
       if (!values['pages-only']) {
-        await measure('embedded -> PostgreSQL', ds.dataDir, p1);
-        await measure('embedded -> embedded', ds.dataDir, e2);
-        rmSync(e2, { recursive: true, force: true });
-        const p2 = await freshDatabase(serverUrl, `${name}_b`);
-        await measure('PostgreSQL -> PostgreSQL', p1, p2);
-        await admin(serverUrl, `DROP DATABASE ${name}_b WITH (FORCE)`);
-        await measure('PostgreSQL -> embedded', p1, e2);
-        rmSync(e2, { recursive: true, force: true });
+        // Each build in turn, direction by direction; the first copy into PostgreSQL is the PostgreSQL source of the rest.
+        let p1Made = false;
+        for (const [build, cli] of builds) {
+          if (!wanted.has('e2p') && p1Made) break;
+          const target = p1Made ? await freshDatabase(serverUrl, `${name}_b`) : p1;
+          await measure('embedded -> PostgreSQL', ds.dataDir, target, build, cli);
+          p1Made = true;
+        }
+        for (const [build, cli] of wanted.has('e2e') ? builds : []) {
+          await measure('embedded -> embedded', ds.dataDir, e2, build, cli);
+          rmSync(e2, { recursive: true, force: true });
+        }
+        for (const [build, cli] of wanted.has('p2p') ? builds : []) {
+          await measure('PostgreSQL -> PostgreSQL', p1, await freshDatabase(serverUrl, `${name}_b`), build, cli);
+        }
+        for (const [build, cli] of wanted.has('p2e') ? builds : []) {
+          await measure('PostgreSQL -> embedded', p1, e2, build, cli);
+          rmSync(e2, { recursive: true, force: true });
+        }
+        await admin(serverUrl, `DROP DATABASE IF EXISTS ${name}_b WITH (FORCE)`);
       }
 
       // The source's pages beside a copy (stopped once measured).
       const seconds = Number(values['page-seconds']);
-      for (const [direction, source, from, target] of [
+      for (const [direction, source, from, target] of seconds <= 0 ? [] : [
         ['embedded -> PostgreSQL', ['--data-dir', ds.dataDir], ds.dataDir, await freshDatabase(serverUrl, `${name}_b`)],
         ['PostgreSQL -> embedded', ['--database-url', p1], p1, e2],
       ] as [string, string[], string, string][]) {
@@ -203,9 +223,9 @@ async function main(): Promise<void> {
       lines.push(
         `### ${size}: ${orders.toLocaleString('en-US')} order rows (current and history)${results[0] ? `, block ${results[0].block}` : ''}`,
         '',
-        '| direction | rows | wall s | order rows/s (wall) | rows/s loading | copy CPU s | peak RSS MB | load avg |',
-        '|---|---|---|---|---|---|---|---|',
-        ...results.map((r) => `| ${r.direction} | ${r.rows.toLocaleString('en-US')} | ${r.wallSeconds.toFixed(1)} | ${Math.round(r.orderRows / r.wallSeconds).toLocaleString('en-US')} | ${Math.round(r.rows / r.loadSeconds).toLocaleString('en-US')} | ${r.cpuSeconds.toFixed(1)} | ${r.peakRssMb.toFixed(0)} | ${r.loadAverage} |`),
+        '| direction | build | rows | wall s | order rows/s (wall) | rows/s loading | copy CPU s | peak RSS MB | load avg |',
+        '|---|---|---|---|---|---|---|---|---|',
+        ...results.map((r) => `| ${r.direction} | ${r.build} | ${r.rows.toLocaleString('en-US')} | ${r.wallSeconds.toFixed(1)} | ${Math.round(r.orderRows / r.wallSeconds).toLocaleString('en-US')} | ${Math.round(r.rows / r.loadSeconds).toLocaleString('en-US')} | ${r.cpuSeconds.toFixed(1)} | ${r.peakRssMb.toFixed(0)} | ${r.loadAverage} |`),
         '',
         `Source pages under wrk (${LOAD.connections} connections, answer cache off), ${seconds} s each:`,
         '',

@@ -38,7 +38,7 @@ export const ABOUT: Record<Command, string> = {
   store) or a postgres:// URL each. The copy holds one block, the source's last
   when it starts, read from a snapshot while the source goes on serving and
   ingesting; it says which. Every table comes along, and each is checked
-  (row count, and a hash of its rows in key order) before the target is
+  (row count, and the sum of its rows' hashes) before the target is
   called whole; a difference exits 65 naming the table. The target must be
   absent or empty; until the copy is checked it is marked incomplete, and
   every command refuses it (exit 66), so a copy cut short (Ctrl-C: exit 130,

@@ -3,30 +3,58 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CopyMismatchError } from '../../src/errors.js';
 import { planTables, type TableShape } from '../../src/store/copy/neutral.js';
-import { TableHash } from '../../src/store/copy/table-hash.js';
+import { HashThread, TableHash } from '../../src/store/copy/table-hash.js';
 import { BinaryCopyReader } from '../../src/store/postgres/copy-binary-reader.js';
 import { BinaryCopyWriter } from '../../src/store/postgres/copy-binary.js';
 
-const hashOf = (rows: (bigint | string | Uint8Array | null)[][]) => {
-  const h = new TableHash();
+type Rows = (number | bigint | string | Uint8Array | null)[][];
+
+const hashOf = (rows: Rows, h = new TableHash(false)) => {
   for (const r of rows) h.add(r);
   return h.finish();
 };
 
-test('a table check tells apart what a backend could confuse, and only that', () => {
+test('a table check tells apart what a backend could confuse, and only that', async () => {
   const rows = [[1n, 'a', Buffer.from([1, 2]), null], [(1n << 64n) - 1n, '', Buffer.alloc(0), -(1n << 63n)]];
-  assert.deepEqual(hashOf(rows), hashOf(rows.map((r) => [...r])));
-  assert.equal(hashOf(rows).rows, 2);
+  assert.deepEqual(await hashOf(rows), await hashOf(rows.map((r) => [...r])));
+  assert.equal((await hashOf(rows)).rows, 2);
   const differs = [
     [[1n, 'a', Buffer.from([1, 2]), 0n], rows[1]!], // null is not 0
     [[1n, '', Buffer.from([1, 2]), null], rows[1]!], // nor ''
     [['1', 'a', Buffer.from([1, 2]), null], rows[1]!], // text is not a number
     [[1n, 'a', Buffer.from('a'), null], rows[1]!],
-    [rows[1]!, rows[0]!], // key order matters
     [[1n, 'a', Buffer.from([1]), Buffer.from([2]), null], rows[1]!], // values are framed
+    [rows[0]!], // a row missing
+    [rows[0]!, rows[1]!, rows[1]!], // or twice
+    [[1n, 'a'], [Buffer.from([1, 2]), null, ...rows[1]!]], // rows are framed: a value moved to the next row
   ];
-  for (const other of differs) assert.notEqual(hashOf(other as typeof rows).hash, hashOf(rows).hash, JSON.stringify(other, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
-  assert.notEqual(hashOf([[-1n]]).hash, hashOf([[(1n << 64n) - 1n]]).hash, 'a negative int64 is not its unsigned twin');
+  for (const other of differs) assert.notEqual((await hashOf(other as Rows)).hash, (await hashOf(rows)).hash, JSON.stringify(other, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)));
+  assert.notEqual((await hashOf([[-1n]])).hash, (await hashOf([[(1n << 64n) - 1n]])).hash, 'a negative int64 is not its unsigned twin');
+  // An integer is read as a number where it is safe and as a bigint past that: the same value either way.
+  const ints = [0, 1, -1, 2 ** 32, -(2 ** 32) - 7, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
+  assert.deepEqual(await hashOf([ints]), await hashOf([ints.map(BigInt)]));
+  assert.notEqual((await hashOf([[1]])).hash, (await hashOf([['1']])).hash);
+  // A table read in key order on both sides is hashed as a stream, where order counts.
+  assert.notEqual((await hashOf(rows, new TableHash(true))).hash, (await hashOf([rows[1]!, rows[0]!], new TableHash(true))).hash);
+  assert.equal((await hashOf(rows, new TableHash(true))).hash, (await hashOf(rows.map((r) => [...r]), new TableHash(true))).hash);
+});
+
+test('a table check does not depend on the order rows are read in, nor on where it hashes them', async () => {
+  // Rows past a chunk (a megabyte), one of them larger than a chunk: a row is hashed whole wherever it falls.
+  const rows: Rows = Array.from({ length: 30_000 }, (_, i) => [BigInt(i), `order ${i}`, Buffer.alloc(i % 97, i)]);
+  rows.splice(12_345, 0, [-5n, 'large', Buffer.alloc(3 << 20, 7)]);
+  const inPlace = await hashOf(rows);
+  assert.equal(inPlace.rows, 30_001);
+  assert.deepEqual(await hashOf([...rows].reverse()), inPlace);
+  const thread = new HashThread();
+  try {
+    const [a, b, c] = await Promise.all([hashOf(rows, thread.table(false)), hashOf(rows.slice(1), thread.table(false)), hashOf(rows, thread.table(true))]);
+    assert.deepEqual(a, inPlace, 'hashed on the thread as in place');
+    assert.notEqual(b.hash, inPlace.hash);
+    assert.deepEqual(c, await hashOf(rows, new TableHash(true)), 'streamed on the thread as in place');
+  } finally {
+    await thread.close();
+  }
 });
 
 const shape = (name: string, columns: [string, TableShape['columns'][number]['kind']][]): TableShape => ({

@@ -6,15 +6,18 @@
 import type { CommittedBlock } from '../store.js';
 import type { NeutralRow, TableShape } from './neutral.js';
 
-/** Rows of one table in key order, a batch at a time. */
+/** Rows of one table, a batch at a time. */
 export type RowBatches = AsyncIterable<NeutralRow[]>;
 
-/** Reads tables in key order, each in the neutral form. */
+/** The columns of a key to read rows in the order of, or 'stored': the order the backend keeps them in, the cheapest to read. */
+export type ReadOrder = readonly string[] | 'stored';
+
+/** Reads tables, each in the neutral form. */
 export interface TableReader {
   /** Every table of the schema, discovered from it (the schema's own bookkeeping left out). */
   readonly tables: readonly TableShape[];
-  /** `table`'s columns as given, in the key order of `key` (the source's key: both sides read in one order). */
-  rows(table: TableShape, key: readonly string[]): RowBatches;
+  /** `table`'s columns as given, in `order`. */
+  rows(table: TableShape, order: ReadOrder): RowBatches;
   /** How many rows `table` holds. */
   count(table: TableShape): Promise<number>;
   /** What the backend's driver threw, as an error of the catalogue where it is one (a lost connection, a full disk). */

@@ -4,14 +4,16 @@
  * the source serves and ingests), written into a target whose schema its
  * backend's own migrations created, then checked before it is called whole:
  * each table's row count and hash (./table-hash.ts) over the neutral form,
- * read back from the target, equal to the source's.
+ * read back from the target, equal to the source's. Tables are read in the
+ * order each side stores them (the check does not depend on it) but for kept
+ * history, and hashed on a thread of their own.
  */
 import { AbortError, CopyMismatchError } from '../../errors.js';
 import type { CommittedBlock } from '../store.js';
-import type { CopySource, CopyTarget, RowBatches } from './contract.js';
-import { planTables, type NeutralRow } from './neutral.js';
+import type { CopySource, CopyTarget, ReadOrder, RowBatches } from './contract.js';
+import { KEPT_HISTORY, planTables, type NeutralRow, type TableShape } from './neutral.js';
 import { openCopySource, openCopyTarget, type CopyStore } from './open-copy.js';
-import { TableHash, type TableCheck } from './table-hash.js';
+import { HashThread, type TableCheck, type TableHash } from './table-hash.js';
 
 /** Where a copy is: loading rows (table by table), building what follows the rows, or checking. */
 export interface CopyProgress {
@@ -45,10 +47,20 @@ async function* tapped(batches: RowBatches, hash: TableHash, onRows: (n: number)
     if (signal?.aborted) throw new AbortError('stopped on request');
     for (const row of rows) hash.add(row);
     onRows(rows.length);
+    await hash.ready();
     // The target may convert values in place: the hash has read them first.
     yield rows as NeutralRow[];
   }
 }
+
+/**
+ * Kept history is read in key order on both sides, and its check streamed:
+ * a PostgreSQL target routes its rows by height as they come, the embedded
+ * store keeps it in that order anyway, and hashing it row by row would cost
+ * more than PostgreSQL's reading it back in order. Every other table is read
+ * in the order its side stores it in, and its check summed row by row.
+ */
+const readOrder = (table: TableShape): ReadOrder => (table.name === KEPT_HISTORY ? table.key : 'stored');
 
 const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
@@ -56,6 +68,7 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
   const { signal } = options;
   const source = await openCopySource(from);
   let target: CopyTarget | undefined;
+  const hashing = new HashThread();
   let sourceOpen = true;
   const closeSource = async () => {
     if (sourceOpen) await source.close();
@@ -75,10 +88,10 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     let done = 0;
     const sourceChecks = new Map<string, TableCheck>();
     for (const { source: s, target: t } of plans) {
-      const hash = new TableHash();
+      const hash = hashing.table(readOrder(s) !== 'stored');
       progress('rows', s.name, done);
-      await target.load(t, tapped(source.rows(s, s.key), hash, (n) => progress('rows', s.name, (done += n)), signal));
-      sourceChecks.set(s.name, hash.finish());
+      await target.load(t, tapped(source.rows(s, readOrder(s)), hash, (n) => progress('rows', s.name, (done += n)), signal));
+      sourceChecks.set(s.name, await hash.finish());
     }
     // The snapshot is let go as soon as its rows are read: the source's WAL or VACUUM is held back no longer.
     await closeSource();
@@ -93,11 +106,11 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     done = 0;
     const tables: CopyResult['tables'] = [];
     for (const { source: s, target: t } of plans) {
-      const hash = new TableHash();
+      const hash = hashing.table(readOrder(s) !== 'stored');
       progress('checking', s.name, done);
-      for await (const rows of tapped(target.reader.rows(t, s.key), hash, (n) => progress('checking', s.name, (done += n)), signal)) void rows;
+      for await (const rows of tapped(target.reader.rows(t, readOrder(s)), hash, (n) => progress('checking', s.name, (done += n)), signal)) void rows;
       const want = sourceChecks.get(s.name)!;
-      const got = hash.finish();
+      const got = await hash.finish();
       if (got.rows !== want.rows || got.hash !== want.hash) {
         throw new CopyMismatchError(
           `the copy of table ${s.name} differs from its source (rows ${got.rows} against ${want.rows}, hash ${got.hash.slice(0, 16)} against ${want.hash.slice(0, 16)}): ${describeStore(to)} stays incomplete`,
@@ -117,6 +130,7 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     throw faultOf(e, source, target, to);
   } finally {
     await closeSource().catch(() => undefined);
+    await hashing.close();
   }
 }
 

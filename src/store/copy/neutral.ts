@@ -15,8 +15,13 @@ import { CopyMismatchError } from '../../errors.js';
  */
 export type NeutralKind = 'int' | 'u64' | 'text' | 'bytes';
 
-/** An int or u64 is a bigint, text a string, bytes a Uint8Array; null is null. */
-export type NeutralValue = bigint | string | Uint8Array | null;
+/**
+ * An int or u64 is a number when it is a safe integer (nearly every value:
+ * a bigint each was most of a copy's garbage), else a bigint; text a
+ * string, bytes a Uint8Array; null is null. A number and a bigint of the
+ * same value are the same value (./table-hash.ts hashes them alike).
+ */
+export type NeutralValue = number | bigint | string | Uint8Array | null;
 export type NeutralRow = NeutralValue[];
 
 export interface ColumnShape {
@@ -92,7 +97,10 @@ export function planTables(source: readonly TableShape[], target: readonly Table
   });
 }
 
-/** An unsigned 64-bit value as SQLite's ANY column holds it (an INTEGER, or decimal text past 2^63 - 1), as a bigint. */
-export function u64Of(v: unknown): bigint {
-  return typeof v === 'bigint' ? v : BigInt(v as string);
+/** An integer read as a number where it is safe and as decimal text past that (./neutral.ts), as a neutral value. */
+export function integerOf(v: unknown): number | bigint {
+  return typeof v === 'number' ? v : typeof v === 'bigint' ? v : BigInt(v as string);
 }
+
+/** The largest integer a double holds exactly, as SQL text. */
+export const MAX_SAFE_SQL = String(Number.MAX_SAFE_INTEGER);

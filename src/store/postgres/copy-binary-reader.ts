@@ -8,6 +8,11 @@ import { InternalError } from '../../errors.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
+/** A field's value from its bytes, `data` from `start` to `end`: read in place, without a view of its own per field. */
+export type FieldDecoder<T> = (data: Buffer, start: number, end: number) => T;
+
+const view: FieldDecoder<Buffer> = (data, start, end) => data.subarray(start, end);
+
 export class BinaryCopyReader {
   private pending: Buffer = Buffer.alloc(0);
   private headerRead = false;
@@ -17,6 +22,11 @@ export class BinaryCopyReader {
 
   /** The rows `chunk` completes, each field a view of the bytes (null for NULL). */
   push(chunk: Buffer): (Buffer | null)[][] {
+    return this.decode(chunk, Array<FieldDecoder<Buffer>>(this.fields).fill(view));
+  }
+
+  /** The rows `chunk` completes, field i as decoders[i] reads it (null for NULL). */
+  decode<T>(chunk: Buffer, decoders: readonly FieldDecoder<T>[]): (T | null)[][] {
     const data = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     let at = 0;
     if (!this.headerRead) {
@@ -33,7 +43,7 @@ export class BinaryCopyReader {
       at = SIGNATURE.length + 8 + extension;
       this.headerRead = true;
     }
-    const rows: (Buffer | null)[][] = [];
+    const rows: (T | null)[][] = [];
     for (;;) {
       if (data.length - at < 2) break;
       const count = data.readInt16BE(at);
@@ -43,7 +53,6 @@ export class BinaryCopyReader {
         break;
       }
       if (count !== this.fields) throw new InternalError(`COPY binary row of ${count} fields, ${this.fields} expected`);
-      const row: (Buffer | null)[] = new Array<Buffer | null>(count);
       let p = at + 2;
       let whole = true;
       for (let i = 0; i < count; i++) {
@@ -53,18 +62,27 @@ export class BinaryCopyReader {
         }
         const n = data.readInt32BE(p);
         p += 4;
-        if (n === -1) {
-          row[i] = null;
-          continue;
-        }
+        if (n === -1) continue;
         if (data.length - p < n) {
           whole = false;
           break;
         }
-        row[i] = data.subarray(p, p + n);
         p += n;
       }
       if (!whole) break;
+      // Decoded once the row is whole: a row cut by the chunk's end is read again with the next.
+      const row: (T | null)[] = new Array<T | null>(count);
+      let f = at + 2;
+      for (let i = 0; i < count; i++) {
+        const n = data.readInt32BE(f);
+        f += 4;
+        if (n === -1) {
+          row[i] = null;
+        } else {
+          row[i] = decoders[i]!(data, f, f + n);
+          f += n;
+        }
+      }
       rows.push(row);
       at = p;
     }

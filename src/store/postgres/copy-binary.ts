@@ -15,6 +15,8 @@ const NBASE = 10_000n;
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 /** A NUMERIC's header (8 bytes) and the five base-10000 digits of a 64-bit value at most. */
 const NUMERIC_MAX_BYTES = 8 + 2 * 5;
+/** numeric()'s digits, reused: an array per value was garbage per row. */
+const DIGITS = [0, 0, 0, 0, 0];
 const ID_BYTES = 32;
 /** The fields of a history row: height, seq, id_bytes, version, market_no, party_no and message. */
 const HISTORY_FIELDS = 7;
@@ -36,24 +38,25 @@ function header(out: Buffer): number {
  * trailing zero digits (as the server normalises them). Written by hand: pg
  * sends parameters as text, and a NUMERIC COPY field is this or nothing.
  */
-function numeric(out: Buffer, v: bigint, at: number): number {
-  // Least significant first; in doubles while they are exact (heights and versions nearly always are).
-  const digits: number[] = [];
-  if (v <= MAX_EXACT) {
-    for (let rest = Number(v); rest > 0; rest = Math.floor(rest / 10_000)) digits.push(rest % 10_000);
+function numeric(out: Buffer, v: number | bigint, at: number): number {
+  // Least significant first, into one array for every value; in doubles while they are exact (heights and versions nearly always are).
+  const digits = DIGITS;
+  let length = 0;
+  if (typeof v === 'number' || v <= MAX_EXACT) {
+    for (let rest = Number(v); rest > 0; rest = Math.floor(rest / 10_000)) digits[length++] = rest % 10_000;
   } else {
-    for (let rest = v; rest > 0n; rest /= NBASE) digits.push(Number(rest % NBASE));
+    for (let rest = v; rest > 0n; rest /= NBASE) digits[length++] = Number(rest % NBASE);
   }
-  const weight = digits.length - 1;
+  const weight = length - 1;
   let first = 0;
-  while (first < digits.length && digits[first] === 0) first++;
-  const ndigits = digits.length - first;
+  while (first < length && digits[first] === 0) first++;
+  const ndigits = length - first;
   at = out.writeInt32BE(8 + 2 * ndigits, at);
   at = out.writeInt16BE(ndigits, at);
   at = out.writeInt16BE(ndigits === 0 ? 0 : weight, at);
   at = out.writeUInt16BE(0, at);
   at = out.writeInt16BE(0, at);
-  for (let i = digits.length - 1; i >= first; i--) at = out.writeUInt16BE(digits[i]!, at);
+  for (let i = length - 1; i >= first; i--) at = out.writeUInt16BE(digits[i]!, at);
   return at;
 }
 
@@ -98,9 +101,16 @@ export function historyBinaryCopy(history: PackedHistory, marketNos: readonly nu
  * a string per field or per line made most of a group's garbage.
  */
 export class BinaryCopyWriter {
-  private out = Buffer.allocUnsafeSlow(1 << 20);
-  private view = new DataView(this.out.buffer);
-  private at = header(this.out);
+  private out: Buffer;
+  private view: DataView;
+  private at: number;
+
+  /** `bytes`: what the rows are expected to take (the last batch's size), so that the buffer is not grown and copied as they come. */
+  constructor(bytes = 1 << 20) {
+    this.out = Buffer.allocUnsafeSlow(Math.max(bytes, HEADER_BYTES + 2));
+    this.view = new DataView(this.out.buffer);
+    this.at = header(this.out);
+  }
 
   row(fields: number): void {
     this.reserve(2);
@@ -128,15 +138,21 @@ export class BinaryCopyWriter {
     this.at += 8;
   }
 
-  int8(v: bigint): void {
+  int8(v: number | bigint): void {
     this.reserve(12);
     this.view.setInt32(this.at, 8);
-    this.view.setBigInt64(this.at + 4, v);
+    if (typeof v === 'bigint') {
+      this.view.setBigInt64(this.at + 4, v);
+    } else {
+      // A safe integer, in two words without a bigint: the high one floored, so that a negative value is its two's complement.
+      this.view.setInt32(this.at + 4, Math.floor(v / 2 ** 32));
+      this.view.setUint32(this.at + 8, v >>> 0);
+    }
     this.at += 12;
   }
 
   /** An unsigned integer as NUMERIC. */
-  numeric(v: bigint): void {
+  numeric(v: number | bigint): void {
     this.reserve(4 + NUMERIC_MAX_BYTES);
     this.at = numeric(this.out, v, this.at);
   }

@@ -2,15 +2,16 @@
  * The PostgreSQL side of a copy that both the source and the target need:
  * the tables' shapes read from the catalogue (a partitioned table as one
  * table, its partitions left out: rows are read and written through the
- * parent), and each table's rows read in key order as neutral rows
- * (../copy/neutral.ts), through COPY ... TO STDOUT in binary.
+ * parent), and each table's rows read as neutral rows (../copy/neutral.ts),
+ * in key order or as a sequential scan gives them, through COPY ... TO
+ * STDOUT in binary.
  */
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { InternalError } from '../../errors.js';
-import type { RowBatches, TableReader } from '../copy/contract.js';
+import type { ReadOrder, RowBatches, TableReader } from '../copy/contract.js';
 import { KEPT_HISTORY, type NeutralKind, type NeutralRow, type NeutralValue, type TableShape } from '../copy/neutral.js';
-import { BinaryCopyReader } from './copy-binary-reader.js';
+import { BinaryCopyReader, type FieldDecoder } from './copy-binary-reader.js';
 import { COPY_MARK } from './connection.js';
 import { fromPostgres } from './errors.js';
 
@@ -70,44 +71,43 @@ export async function tableShapes(client: pg.ClientBase): Promise<TableShape[]> 
 }
 
 /** How each column's binary field reads as a neutral value; NUMERIC comes as text (cast in the query). */
-type Decode = (field: Buffer) => NeutralValue;
-
-function decoderOf(type: string): Decode {
-  if (type.startsWith('numeric')) return (f) => BigInt(f.toString('latin1'));
+function decoderOf(type: string): FieldDecoder<NonNullable<NeutralValue>> {
+  // An integer as a number where a double holds it exactly (../copy/neutral.ts), else a bigint.
+  if (type.startsWith('numeric')) return (d, s, e) => (e - s <= 15 ? Number(d.toString('latin1', s, e)) : BigInt(d.toString('latin1', s, e)));
   switch (type) {
-    case 'smallint': return (f) => BigInt(f.readInt16BE(0));
-    case 'integer': return (f) => BigInt(f.readInt32BE(0));
-    case 'bigint': return (f) => f.readBigInt64BE(0);
-    case 'text': return (f) => f.toString('utf8');
+    case 'smallint': return (d, s) => d.readInt16BE(s);
+    case 'integer': return (d, s) => d.readInt32BE(s);
+    case 'bigint': return (d, s) => {
+      const high = d.readInt32BE(s);
+      // |value| < 2^53 exactly when the high word is within +-2^21.
+      return high >= -(2 ** 21) && high < 2 ** 21 ? high * 2 ** 32 + d.readUInt32BE(s + 4) : d.readBigInt64BE(s);
+    };
+    case 'text': return (d, s, e) => d.toString('utf8', s, e);
     // A view of the bytes as they came: the chunk is not reused.
-    case 'bytea': return (f) => f;
+    case 'bytea': return (d, s, e) => d.subarray(s, e);
     default: throw new InternalError(`cannot read a column of type ${type}`);
   }
 }
 
 /**
- * A table's rows, `table`'s columns in its order, by `key`, in batches.
+ * A table's rows, `table`'s columns in its order, in `order`, in batches.
  * Text keys are ordered byte by byte (COLLATE "C"), as SQLite orders them,
- * so that both backends read a table in one order.
+ * so that both backends read a table in one order; 'stored' is a sequential
+ * scan, with no sort.
  */
-export async function* postgresRows(client: pg.ClientBase, table: TableShape, key: readonly string[]): RowBatches {
+export async function* postgresRows(client: pg.ClientBase, table: TableShape, order: ReadOrder): RowBatches {
   const select = table.columns.map((c) => (c.kind === 'u64' ? `${quoted(c.name)}::text` : quoted(c.name))).join(', ');
-  const order = key.map((k) => {
+  const orderBy = order === 'stored' ? '' : ` ORDER BY ${order.map((k) => {
     const column = table.columns.find((c) => c.name === k);
     // Qualified: a bare name would be the output column, NUMERIC cast to text, and order as text.
     return column?.kind === 'text' ? `r.${quoted(k)} COLLATE "C"` : `r.${quoted(k)}`;
-  }).join(', ');
+  }).join(', ')}`;
   const decoders = table.columns.map((c) => decoderOf(c.type));
-  const stream = client.query(copyTo(`COPY (SELECT ${select} FROM ${readFrom(table)} AS r ORDER BY ${order}) TO STDOUT (FORMAT binary)`));
+  const stream = client.query(copyTo(`COPY (SELECT ${select} FROM ${readFrom(table)} AS r${orderBy}) TO STDOUT (FORMAT binary)`));
   const reader = new BinaryCopyReader(decoders.length);
   let batch: NeutralRow[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    for (const fields of reader.push(chunk)) {
-      const row: NeutralRow = new Array<NeutralValue>(fields.length);
-      for (let i = 0; i < fields.length; i++) {
-        const f = fields[i]!;
-        row[i] = f === null ? null : decoders[i]!(f);
-      }
+    for (const row of reader.decode(chunk, decoders)) {
       batch.push(row);
       if (batch.length >= BATCH_ROWS) {
         yield batch;
@@ -123,7 +123,7 @@ export async function* postgresRows(client: pg.ClientBase, table: TableShape, ke
 export async function postgresTableReader(client: pg.ClientBase, url: string): Promise<TableReader> {
   return {
     tables: await tableShapes(client),
-    rows: (table, key) => postgresRows(client, table, key),
+    rows: (table, order) => postgresRows(client, table, order),
     count: async (table) => {
       const { rows } = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${readFrom(table)}`);
       return Number(rows[0]!.n);

@@ -122,7 +122,8 @@ class PostgresCopyTarget implements CopyTarget {
     for await (const rows of batches) {
       let from = 0;
       for (let i = 0; i <= rows.length; i++) {
-        const height = i < rows.length ? (rows[i]![heightAt] as bigint) : undefined;
+        // A number or a bigint: compared with the bigints below exactly.
+        const height = i < rows.length ? (rows[i]![heightAt] as number | bigint) : undefined;
         if (height !== undefined && into !== undefined && height < end) continue;
         if (into !== undefined) await into.write(rows, from, i);
         from = i;
@@ -133,7 +134,7 @@ class PostgresCopyTarget implements CopyTarget {
           into = new CopyIn(this.client, RESTING, table.columns);
           end = below;
         } else {
-          await partitions.cover(this.client, height, height);
+          await partitions.cover(this.client, BigInt(height), BigInt(height));
           end = (await partitions.list(this.client)).at(-1)!.to;
           into = new CopyIn(this.client, table.name, table.columns);
         }
@@ -176,6 +177,7 @@ class CopyIn {
   private readonly stream;
   private readonly encode: Encode[];
   private first = true;
+  private lastBytes = 1 << 20;
 
   constructor(client: pg.Client, table: string, columns: readonly ColumnShape[]) {
     this.stream = client.query(copyFrom(`COPY ${quoted(table)} (${columns.map((c) => quoted(c.name)).join(', ')}) FROM STDIN (FORMAT binary)`));
@@ -185,7 +187,7 @@ class CopyIn {
   /** Rows `from` up to `to` (exclusive) of `rows`. */
   async write(rows: readonly NeutralRow[], from: number, to: number): Promise<void> {
     if (from === to) return;
-    const out = new BinaryCopyWriter();
+    const out = new BinaryCopyWriter(this.lastBytes);
     for (let r = from; r < to; r++) {
       const row = rows[r]!;
       out.row(row.length);
@@ -196,6 +198,7 @@ class CopyIn {
       }
     }
     const data = out.finish();
+    this.lastBytes = data.length + (data.length >> 3);
     // One header opens the stream and one trailer closes it: each batch's own are cut off.
     const body = data.subarray(this.first ? 0 : HEADER_BYTES, data.length - TRAILER.length);
     this.first = false;
@@ -213,11 +216,11 @@ type Encode = (out: BinaryCopyWriter, v: NonNullable<NeutralValue>) => void;
 
 /** How a neutral value is written into a column of `type`, in that type's binary form. */
 function encoderOf(type: string): Encode {
-  if (type.startsWith('numeric')) return (out, v) => out.numeric(v as bigint);
+  if (type.startsWith('numeric')) return (out, v) => out.numeric(v as number | bigint);
   switch (type) {
     case 'smallint': return (out, v) => out.int2(Number(v));
     case 'integer': return (out, v) => out.int4(Number(v));
-    case 'bigint': return (out, v) => out.int8(v as bigint);
+    case 'bigint': return (out, v) => out.int8(v as number | bigint);
     case 'text': return (out, v) => out.text(v as string);
     default: return (out, v) => out.bytea(v as Uint8Array);
   }

@@ -1,14 +1,15 @@
 /**
  * The embedded store's side of a copy that both the source and the target
  * need: its tables' shapes read from the schema (sqlite_master and the
- * table pragmas), and each table's rows read in key order as neutral rows
- * (../copy/neutral.ts).
+ * table pragmas), and each table's rows read as neutral rows
+ * (../copy/neutral.ts), in key order or in the order the table stores them:
+ * a rowid table's rowid order, a WITHOUT ROWID table's key order.
  */
 import type Database from 'better-sqlite3';
 import { InternalError } from '../../errors.js';
-import type { RowBatches, TableReader } from '../copy/contract.js';
+import type { ReadOrder, RowBatches, TableReader } from '../copy/contract.js';
 import { fromSqlite } from './errors.js';
-import { u64Of, type NeutralKind, type NeutralRow, type TableShape } from '../copy/neutral.js';
+import { integerOf, MAX_SAFE_SQL, type NeutralKind, type NeutralRow, type TableShape } from '../copy/neutral.js';
 
 /** Declared types (STRICT tables) -> kinds. ANY holds the unsigned 64-bit values (../rows.ts u64()). */
 const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: 'text', BLOB: 'bytes' };
@@ -43,15 +44,22 @@ function uniqueKey(db: Database.Database, table: string): string[] | undefined {
   return (db.prepare(`PRAGMA index_info(${quoted(index.name)})`).all() as { name: string }[]).map((c) => c.name);
 }
 
-/** A table's rows, `table`'s columns in its order, by `key`, in batches; each value as the neutral form has it. */
-export async function* sqliteRows(db: Database.Database, table: TableShape, key: readonly string[]): RowBatches {
-  const columns = table.columns.map((c) => quoted(c.name)).join(', ');
-  const order = key.map(quoted).join(', ');
-  const statement = db.prepare(`SELECT ${columns} FROM ${quoted(table.name)} ORDER BY ${order}`).raw(true).safeIntegers(true);
-  const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
+/** A table's rows, `table`'s columns in its order, in `order`, in batches; each value as the neutral form has it. */
+export async function* sqliteRows(db: Database.Database, table: TableShape, order: ReadOrder): RowBatches {
+  // An integer comes as a number where a double holds it exactly, else as its decimal text (made a bigint here): no bigint per value.
+  const columns = table.columns.map((c) => {
+    const q = quoted(c.name);
+    return c.kind === 'int' || c.kind === 'u64'
+      ? `CASE WHEN ${q} BETWEEN -${MAX_SAFE_SQL} AND ${MAX_SAFE_SQL} THEN ${q} ELSE CAST(${q} AS TEXT) END`
+      : q;
+  }).join(', ');
+  // Without ORDER BY, SQLite walks the table's own B-tree: a rowid table is not read through an index, a read per row.
+  const orderBy = order === 'stored' ? '' : ` ORDER BY ${order.map(quoted).join(', ')}`;
+  const statement = db.prepare(`SELECT ${columns} FROM ${quoted(table.name)}${orderBy}`).raw(true).safeIntegers(false);
+  const integerAt = table.columns.flatMap((c, i) => (c.kind === 'u64' || c.kind === 'int' ? [i] : []));
   let batch: NeutralRow[] = [];
   for (const row of statement.iterate() as IterableIterator<NeutralRow>) {
-    for (const i of u64At) if (row[i] !== null) row[i] = u64Of(row[i]);
+    for (const i of integerAt) if (typeof row[i] === 'string') row[i] = integerOf(row[i]);
     batch.push(row);
     if (batch.length === BATCH_ROWS) {
       yield batch;
@@ -65,7 +73,7 @@ export async function* sqliteRows(db: Database.Database, table: TableShape, key:
 export function sqliteTableReader(db: Database.Database, path: string): TableReader {
   return {
     tables: tableShapes(db),
-    rows: (table, key) => sqliteRows(db, table, key),
+    rows: (table, order) => sqliteRows(db, table, order),
     count: async (table) => Number(db.prepare(`SELECT count(*) FROM ${quoted(table.name)}`).pluck().get() as bigint),
     fault: (e) => fromSqlite(e, path),
   };

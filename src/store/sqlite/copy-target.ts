@@ -78,7 +78,12 @@ class SqliteCopyTarget implements CopyTarget {
     const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
     const write = this.db.transaction((rows: NeutralRow[]) => {
       for (const row of rows) {
-        for (const i of u64At) if (row[i] !== null) row[i] = u64(row[i] as bigint);
+        // A number binds as a REAL, which an ANY column would keep as one: a u64 goes in as an integer.
+        for (const i of u64At) {
+          const v = row[i];
+          if (typeof v === 'number') row[i] = BigInt(v);
+          else if (v !== null) row[i] = u64(v as bigint);
+        }
         insert.run(row);
       }
     });

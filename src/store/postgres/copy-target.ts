@@ -159,10 +159,11 @@ class PostgresCopyTarget implements CopyTarget {
   }
 
   async complete(): Promise<void> {
+    // The planner's statistics, which autovacuum would gather in its own time; before COMMIT, so that the target
+    // becomes whole as the copy's last step.
+    await this.client.query('ANALYZE');
     await this.client.query(`DROP TABLE ${COPY_MARK}`);
     await this.client.query('COMMIT');
-    // The planner's statistics, which autovacuum would gather in its own time.
-    await this.client.query('ANALYZE');
     await this.client.end();
   }
 

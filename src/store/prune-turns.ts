@@ -118,8 +118,10 @@ export class PruneTurns {
     const took = this.clock === 'threadCpu' ? cpuMs : ms;
     if (done.rows > 0 && took > 0) {
       const fitted = Math.round((this.rows * BATCH_TARGET_MS) / took);
+      // A batch that reached the window's edge did less than it was sized for: its time says how to shrink, never to grow.
+      const most = done.more ? 2 * this.rows : this.rows;
       // Halving or doubling at most: one slow batch (a checkpoint) must not shrink the next ones to nothing.
-      this.rows = Math.round(Math.min(MAX_ROWS, Math.max(MIN_ROWS, Math.min(2 * this.rows, Math.max(this.rows / 2, fitted)))));
+      this.rows = Math.round(Math.min(MAX_ROWS, Math.max(MIN_ROWS, Math.min(most, Math.max(this.rows / 2, fitted)))));
     }
   }
 

@@ -8,17 +8,22 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BATCH_TARGET_MS, MAX_ROWS, MIN_ROWS, PruneTurns, type BatchClock } from '../../src/store/prune-turns.js';
 
-/** A step whose batches take `wallPerRow` ms of wall time and `cpuPerRow` of CPU per row; records the rows asked for. */
-function turns(clock: BatchClock, wallPerRow: number, cpuPerRow: number) {
+/**
+ * A step whose batches take `wallPerRow` ms of wall time and `cpuPerRow` of
+ * CPU per row, each finding `available()` rows to prune at most; records
+ * the rows asked for.
+ */
+function turns(clock: BatchClock, wallPerRow: number, cpuPerRow: number, available = () => Infinity) {
   let wall = 0;
   let cpu = 0;
   const asked: number[] = [];
   const pruning = new PruneTurns(
     (maxRows) => {
       asked.push(maxRows);
-      wall += maxRows * wallPerRow;
-      cpu += maxRows * cpuPerRow;
-      return { rows: maxRows, more: true };
+      const rows = Math.min(maxRows, available());
+      wall += rows * wallPerRow;
+      cpu += rows * cpuPerRow;
+      return { rows, more: rows === maxRows };
     },
     (e) => assert.fail(String(e)),
     () => {},
@@ -43,6 +48,13 @@ test('sized by wall time, the same batches shrink to the floor, and no further',
   const { pruning, asked } = turns('wall', 0.2, 0.002);
   for (let i = 0; i < 6; i++) await pruning.batch();
   assert.deepEqual(asked, [1000, MIN_ROWS, MIN_ROWS, MIN_ROWS, MIN_ROWS, MIN_ROWS]);
+});
+
+test("batches that reach the window's edge (a few rows, quickly) do not grow the next ones", async () => {
+  // Between groups pruning catches up with the window: 50 rows, 0.5 ms of CPU, far under the target.
+  const { pruning, asked } = turns('threadCpu', 0.01, 0.01, () => 50);
+  for (let i = 0; i < 6; i++) await pruning.batch();
+  assert.deepEqual(asked, [1000, 1000, 1000, 1000, 1000, 1000]);
 });
 
 test('no batch is asked for more than the ceiling, however cheap rows are', async () => {

@@ -21,7 +21,10 @@
  * free, and says so.
  *
  * --backends embedded,postgres (PostgreSQL: a throwaway server of the
- * distribution's build, or the embedded 18 where there is none).
+ * distribution's build, or the embedded 18 where there is none;
+ * --autovacuum-naptime sets how often its autovacuum wakes: a window of
+ * network time passes here in seconds, against the minute it waits by
+ * default).
  */
 import { execFileSync } from 'node:child_process';
 import Database from 'better-sqlite3';
@@ -38,6 +41,7 @@ import type { QueryStore, StoreConfig, WriteStore } from '../src/store/store.js'
 import { distributionBuilds, embeddedBuilds, startPostgres } from '../test/support/pg-server.js';
 import { BENCH_DATA } from './dataset.js';
 import { pageP99s, type ShapeP99 } from './retention-pages.js';
+import { postgresSizes } from './retention-sizes.js';
 import { blockByBlock, simulatedSource } from './retention-source.js';
 
 const { values: args } = parseArgs({
@@ -52,6 +56,8 @@ const { values: args } = parseArgs({
     archive: { type: 'boolean', default: false },
     versions: { type: 'string', default: '30000000' },
     every: { type: 'string', default: '5000000' },
+    /** The PostgreSQL server's autovacuum_naptime (its default: 1min). */
+    'autovacuum-naptime': { type: 'string' },
   },
 });
 
@@ -76,7 +82,10 @@ async function* backendsOf(names: string[], label: string): AsyncGenerator<Backe
       yield { name, config: { dataDir }, done: async () => rmSync(dataDir, { recursive: true, force: true }) };
     } else {
       const build = distributionBuilds()[0] ?? embeddedBuilds()[0]!;
-      const server = await startPostgres(build, { settings: { shared_buffers: '512MB', max_wal_size: '4GB' } });
+      const naptime = args['autovacuum-naptime'];
+      const server = await startPostgres(build, {
+        settings: { shared_buffers: '512MB', max_wal_size: '4GB', ...(naptime !== undefined && { autovacuum_naptime: naptime }) },
+      });
       const stop = () => void server.stop().finally(() => process.exit(130));
       process.once('SIGINT', stop).once('SIGTERM', stop);
       yield {
@@ -176,6 +185,7 @@ async function windowed(backend: Backend, file: string, windowBlocks: number, wi
           log(`${backend.name}: window ${k}: ${mb(status.storeBytes)} MB, ${Math.round(current.events / (current.ms / 1000))} events/s, ` +
             `pages p99 ${JSON.stringify(pages)}, ${current.batches.length} prune batches, p99 ${fmt(p99(current.batches))} ms, ` +
             `longest ${current.longestBatchMs.toFixed(1)} ms (${current.longestBatchCpuMs.toFixed(1)} ms CPU)`);
+          if (backend.config.databaseUrl !== undefined) log(`${backend.name}: window ${k}: ${await postgresSizes(backend.config.databaseUrl)}`);
           current = fresh();
         }
         paced = { until: height + BigInt(live), delays: [] };

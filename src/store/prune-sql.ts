@@ -22,16 +22,6 @@ export const IS_LATEST =
 /** The columns of orders_current that order_counts counts, by the planner's dimension names. */
 export const COUNTED_DIMENSIONS = [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_in_force'], ['live', 'live']] as const;
 
-/**
- * Orders forgotten by pruning history rows from `?` (inclusive) to `?`
- * (exclusive): those whose latest row is there and that cannot trade. Their
- * id and counted columns.
- */
-export const FORGOTTEN_SQL =
-  `SELECT o.id_bytes, ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')} ` +
-  'FROM orders_history h JOIN orders_current o ON o.id_bytes = h.id_bytes ' +
-  `WHERE h.height >= ? AND h.height < ? AND o.status NOT IN ${CAN_TRADE} AND ${IS_LATEST}`;
-
 /** Of history rows `h` being pruned, those that stay: the latest row of an order that can still trade. */
 export const RESTS =
   `EXISTS (SELECT 1 FROM orders_current o WHERE o.id_bytes = h.id_bytes AND o.status IN ${CAN_TRADE} AND ${IS_LATEST})`;

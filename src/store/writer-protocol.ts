@@ -8,7 +8,7 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { EarlierWriteFailedError, fromWire, toWire, type WireError } from '../errors.js';
-import { PruneTurns, type PruneStep } from './prune-turns.js';
+import { PruneTurns, threadCpuMs, type BatchClock, type PruneStep } from './prune-turns.js';
 import type { CommittedBlock, StoredBlock } from './store.js';
 
 export type WriterRequest<G> =
@@ -45,6 +45,8 @@ export interface WriteSession<G> {
   write(group: G): void | Promise<void>;
   /** One batch of pruning (./prune-turns.ts); absent when the store keeps everything. */
   prune?: PruneStep;
+  /** What a batch's time is measured by: 'threadCpu' where its work runs on the writer thread. */
+  pruneClock?: BatchClock;
   close(): void | Promise<void>;
 }
 
@@ -138,6 +140,7 @@ export function runWriterThread<G>(
         const request = requests.shift();
         if (request === undefined) break;
         const started = performance.now();
+        const startedCpu = threadCpuMs();
         try {
           post({ type: 'reply', id: request.id, value: await handle(request, session) });
         } catch (e) {
@@ -147,7 +150,7 @@ export function runWriterThread<G>(
           pruning = undefined;
           return port.close();
         }
-        if (request.type === 'write') pruning?.wrote(performance.now() - started);
+        if (request.type === 'write') pruning?.wrote(performance.now() - started, threadCpuMs() - startedCpu);
       }
     } finally {
       busy = false;
@@ -170,6 +173,9 @@ export function runWriterThread<G>(
           step,
           (e) => notice(`pruning failed, and waits for the next block: ${asMessage(asError(e))}`),
           (rows, ms, cpuMs) => post({ type: 'pruned', rows, ms, cpuMs }),
+          undefined,
+          undefined,
+          opened.pruneClock,
         );
       }
       post({ type: 'opened' });

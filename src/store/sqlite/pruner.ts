@@ -9,7 +9,8 @@
 import type Database from 'better-sqlite3';
 import { cutoffTime } from '../../domain/retention.js';
 import type { PruneBatch } from '../prune-turns.js';
-import { COUNTED_DIMENSIONS, FORGOTTEN_SQL, RESTS } from '../prune-sql.js';
+import { STATUS } from '../../domain/enums.js';
+import { COUNTED_DIMENSIONS, IS_LATEST } from '../prune-sql.js';
 import { fromU64, u64 } from '../rows.js';
 
 interface State {
@@ -92,26 +93,50 @@ export class SqlitePruner {
     return { rows, more };
   }
 
-  /** Prunes history from `from` up to `to` (exclusive), whole blocks older than the window; returns the rows deleted. */
+  /**
+   * Prunes history from `from` up to `to` (exclusive), whole blocks older
+   * than the window; returns the rows deleted. Each order's latest row is
+   * found in one pass: it rests (kept, its height and seq noted in
+   * lq_resting_batch) or its order is forgotten; then the range goes in one
+   * delete, which passes over the noted rows.
+   */
   private sweep(from: bigint, to: bigint): number {
     const s = this.statements;
     const range = [u64(from), u64(to)];
-    const forgotten = s.forgotten.all(...range) as unknown[][];
+    const latest = s.latestRows.all(...range) as [height: unknown, seq: unknown, rowid: bigint, ...counted: unknown[]][];
     const counts = COUNTED_DIMENSIONS.map(() => new Map<bigint, number>());
-    for (const [id, ...counted] of forgotten) {
-      s.deleteCurrent.run(id);
+    const gone: bigint[] = [];
+    let resting = 0;
+    for (const [height, seq, rowid, ...counted] of latest) {
+      if (CAN_TRADE_STATUSES.has(Number(counted[STATUS_COLUMN]))) {
+        s.rest.run(height, seq);
+        resting += 1;
+        continue;
+      }
+      gone.push(rowid);
       counted.forEach((value, d) => counts[d]!.set(value as bigint, (counts[d]!.get(value as bigint) ?? 0) - 1));
     }
+    // In table order: neighbouring rows share pages.
+    gone.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const rowid of gone) s.deleteCurrent.run(rowid);
     counts.forEach((deltas, d) => {
       for (const [value, delta] of deltas) s.addCount.run(COUNTED_DIMENSIONS[d]![0], value, delta);
     });
-    const history = s.deleteHistory.run(...range).changes;
+    const history = (resting === 0 ? s.deleteRange : s.deleteRangeButResting).run(...range).changes;
+    if (resting > 0) s.clearResting.run();
     s.deleteBlocks.run(u64(to));
-    return forgotten.length + history;
+    return gone.length + history;
   }
 }
 
+/** The statuses of an order that can still trade, as numbers (CAN_TRADE in SQL). */
+const CAN_TRADE_STATUSES = new Set<number>([STATUS.ACTIVE, STATUS.PARKED]);
+/** Where status is among a latest row's counted columns. */
+const STATUS_COLUMN = COUNTED_DIMENSIONS.findIndex(([name]) => name === 'status');
+
 function prepare(db: Database.Database) {
+  // The batch's resting rows, between its two statements: the connection's own, never in the file.
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS lq_resting_batch (height ANY NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (height, seq)) WITHOUT ROWID');
   return {
     lastBlock: db.prepare('SELECT height, time FROM last_block WHERE only_row = 1'),
     state: db.prepare('SELECT pruned_below, recheck_height FROM retention WHERE only_row = 1'),
@@ -124,12 +149,22 @@ function prepare(db: Database.Database) {
     ),
     firstBlockFrom: db.prepare('SELECT height, time FROM blocks WHERE height >= ? ORDER BY height LIMIT 1'),
     firstYoungBlock: db.prepare('SELECT height FROM blocks WHERE height > ? AND height < ? AND time >= ? ORDER BY height LIMIT 1').pluck(),
-    forgotten: db.prepare(FORGOTTEN_SQL).raw(true),
-    deleteCurrent: db.prepare('DELETE FROM orders_current WHERE id_bytes = ?'),
+    // Each order's latest row in the range, with its current state's row and counted columns.
+    latestRows: db.prepare(
+      `SELECT h.height, h.seq, o.rowid, ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')} ` +
+        `FROM orders_history h JOIN orders_current o ON o.id_bytes = h.id_bytes WHERE h.height >= ? AND h.height < ? AND ${IS_LATEST}`,
+    ).raw(true),
+    rest: db.prepare('INSERT INTO lq_resting_batch (height, seq) VALUES (?, ?)'),
+    clearResting: db.prepare('DELETE FROM lq_resting_batch'),
+    deleteCurrent: db.prepare('DELETE FROM orders_current WHERE rowid = ?'),
     addCount: db.prepare(
       'INSERT INTO order_counts (dimension, value, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n',
     ),
-    deleteHistory: db.prepare(`DELETE FROM orders_history AS h WHERE h.height >= ? AND h.height < ? AND NOT ${RESTS}`),
+    deleteRange: db.prepare('DELETE FROM orders_history WHERE height >= ? AND height < ?'),
+    deleteRangeButResting: db.prepare(
+      'DELETE FROM orders_history AS h WHERE h.height >= ? AND h.height < ? ' +
+        'AND NOT EXISTS (SELECT 1 FROM lq_resting_batch r WHERE r.height = h.height AND r.seq = h.seq)',
+    ),
     deleteBlocks: db.prepare('DELETE FROM blocks WHERE height < ?'),
     update: db.prepare(
       'UPDATE retention SET pruned_below = ?, recheck_height = ?, window_ns = coalesce(?, window_ns), ' +

@@ -21,6 +21,8 @@ export class SqliteWriteSession implements WriteSession<PackedGroup> {
   private readonly storedBlocksStatement: Database.Statement;
   private readonly writer: GroupWriter;
   readonly prune: PruneStep | undefined;
+  /** A batch's work runs on the writer thread whole. */
+  readonly pruneClock = 'threadCpu';
 
   private constructor(private readonly db: Database.Database, retention: Retention) {
     this.prune = retention.kind === 'window' ? new SqlitePruner(db, retention.ns).step : undefined;

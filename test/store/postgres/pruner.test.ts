@@ -1,0 +1,85 @@
+/**
+ * PostgreSQL's pruning as the server sees it (src/store/postgres/pruner.ts):
+ * a prune batch is one statement, whatever it prunes (each round trip
+ * waits for the server's process to be scheduled on a loaded machine), and
+ * the tables pruning deletes from are vacuumed sooner than the defaults
+ * would. What a batch keeps and forgets: test/store/retention.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pg from 'pg';
+import { STATUS } from '../../../src/domain/enums.js';
+import { WriterPartitions } from '../../../src/store/postgres/partitions.js';
+import { PostgresPruner } from '../../../src/store/postgres/pruner.js';
+import { PostgresWriter } from '../../../src/store/postgres/writer.js';
+import { writeBlocks } from '../../../src/store/store.js';
+import { createTestDatabase, forEachServer, query } from '../../support/postgres.js';
+import { block, order } from '../helpers.js';
+
+const SECOND = 1_000_000_000n;
+
+forEachServer((server) => {
+  test(`${server.label}: a prune batch is one statement, and prunes what the window no longer keeps`, async (t) => {
+    const db = await createTestDatabase(server);
+    t.after(() => db.drop());
+    // 40 blocks a second apart: orders filled in the block they came, one resting, then a block of nothing.
+    const writer = await PostgresWriter.open(db.url, {});
+    await writeBlocks(writer, [
+      block(1, { orders: [order(1, { status: STATUS.ACTIVE })] }),
+      ...Array.from({ length: 38 }, (_, i) => block(i + 2, { orders: [order(i + 2, { status: STATUS.FILLED })] })),
+      block(40),
+    ]);
+    await writer.close();
+
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const sent: string[] = [];
+    const query0 = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      sent.push(String(args[0]).trim().slice(0, 40));
+      return query0(...args);
+    };
+    // Partitions of a million blocks: none is wholly older than the window, and none is dropped.
+    const pruner = new PostgresPruner(client, 10n * SECOND, new WriterPartitions(async () => 1_000_000n), () => {});
+    try {
+      await pruneInBatches(pruner, sent);
+    } finally {
+      await client.end();
+    }
+    // Blocks 1-29 are older than the window (block 40's time less 10 s): the filled orders are forgotten, the resting one kept.
+    assert.deepEqual(await query(db.url, "SELECT encode(id_bytes, 'hex') AS id FROM orders_current"), [
+      { id: order(1).id }, ...Array.from({ length: 10 }, (_, i) => ({ id: order(i + 30).id })),
+    ].sort((a, b) => a.id.localeCompare(b.id)));
+    assert.deepEqual(await query(db.url, 'SELECT height::text AS height FROM orders_history_resting'), [{ height: '1' }]);
+    assert.deepEqual(await query(db.url, 'SELECT pruned_below::text AS below FROM retention'), [{ below: '30' }]);
+  });
+
+  test(`${server.label}: the tables pruning deletes from are vacuumed after 2-5% of their rows, without a cost delay`, async (t) => {
+    const db = await createTestDatabase(server);
+    t.after(() => db.drop());
+    await (await PostgresWriter.open(db.url, {})).close();
+    const options = await query<{ table: string; options: string[] }>(db.url,
+      "SELECT relname AS table, reloptions AS options FROM pg_class WHERE relname IN ('orders_current', 'orders_history_resting', 'blocks') ORDER BY relname");
+    const setting = (table: string, name: string) => options.find((o) => o.table === table)?.options?.find((o) => o.startsWith(`${name}=`));
+    assert.equal(setting('orders_current', 'autovacuum_vacuum_scale_factor'), 'autovacuum_vacuum_scale_factor=0.02');
+    for (const table of ['orders_current', 'orders_history_resting', 'blocks']) {
+      assert.equal(setting(table, 'autovacuum_vacuum_cost_delay'), 'autovacuum_vacuum_cost_delay=0', table);
+    }
+  });
+});
+
+/** Prunes at most 5 rows a batch until nothing is left (the 29 blocks older than the window take several), checking what each batch sends. */
+async function pruneInBatches(pruner: PostgresPruner, sent: string[]): Promise<void> {
+  const first = await pruner.step(5);
+  // The first also creates the session's function and lists the partitions (the writer then knows them).
+  assert.equal(sent.filter((q) => q.startsWith('SELECT pruned')).length, 1, sent.join(' | '));
+  assert.equal(sent.length, 3, `the first batch: ${sent.join(' | ')}`);
+  assert.ok(first.rows > 0 && first.more);
+  let batches = 1;
+  for (let done = first; done.more; batches++) {
+    sent.length = 0;
+    done = await pruner.step(5);
+    assert.equal(sent.length, 1, `one statement a batch: ${sent.join(' | ')}`);
+  }
+  assert.ok(batches > 2, `${batches} batches`);
+}

@@ -4,10 +4,10 @@
  * ./postgres/pruner.ts). `h` is a history row being pruned, `o` its
  * order's current state.
  */
-import { STATUS } from '../domain/enums.js';
+import { LIVE_STATUSES } from '../domain/order.js';
 
 /** The statuses of an order that can still trade: it is kept, whatever its age. */
-export const CAN_TRADE = `(${STATUS.ACTIVE}, ${STATUS.PARKED})`;
+export const CAN_TRADE = `(${LIVE_STATUSES.join(', ')})`;
 
 /**
  * `h` is its order's latest row, the one its current state `o` was written

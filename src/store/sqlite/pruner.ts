@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3';
 import { cutoffTime } from '../../domain/retention.js';
 import type { PruneBatch } from '../prune-turns.js';
-import { STATUS } from '../../domain/enums.js';
+import { LIVE_STATUSES } from '../../domain/order.js';
 import { COUNTED_DIMENSIONS, IS_LATEST } from '../prune-sql.js';
 import { fromU64, u64 } from '../rows.js';
 
@@ -130,7 +130,7 @@ export class SqlitePruner {
 }
 
 /** The statuses of an order that can still trade, as numbers (CAN_TRADE in SQL). */
-const CAN_TRADE_STATUSES = new Set<number>([STATUS.ACTIVE, STATUS.PARKED]);
+const CAN_TRADE_STATUSES = new Set<number>(LIVE_STATUSES);
 /** Where status is among a latest row's counted columns. */
 const STATUS_COLUMN = COUNTED_DIMENSIONS.findIndex(([name]) => name === 'status');
 

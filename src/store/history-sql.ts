@@ -13,6 +13,7 @@ import { ORDER_JSON_STANDIN } from './page-sql.js';
 import { orderNodeJson } from './order-node.js';
 import { planPage, scanRange, type KeyRange } from './plan.js';
 import { u64, type SqlValue } from './rows.js';
+import type { SqlDialect } from './sql-dialect.js';
 
 export interface Statement {
   sql: string;
@@ -41,17 +42,20 @@ export function currentOrderStatement(id: string): Statement {
   };
 }
 
+/** History rows `h` of the order whose id bytes are the parameter. */
+const ofOrder = ({ historyOrder: { column, ofId } }: SqlDialect) => `h.${column} = ${ofId}`;
+
 /** The last state of one version of an order: its row of the highest block. */
-export function versionStateStatement(id: string, version: bigint): Statement {
+export function versionStateStatement(dialect: SqlDialect, id: string, version: bigint): Statement {
   return {
-    sql: `SELECT ${HISTORY_ROW_COLUMNS} FROM ${HISTORY_ROW_FROM} WHERE h.id_bytes = ? AND h.version = ? ORDER BY h.height DESC LIMIT 1`,
+    sql: `SELECT ${HISTORY_ROW_COLUMNS} FROM ${HISTORY_ROW_FROM} WHERE ${ofOrder(dialect)} AND h.version = ? ORDER BY h.height DESC LIMIT 1`,
     params: [idBytes(id), u64(version)],
   };
 }
 
 /** Each version's last state: no later row of the same version. */
-const LAST_OF_VERSION =
-  'NOT EXISTS (SELECT 1 FROM orders_history_kept AS l WHERE l.id_bytes = h.id_bytes AND l.version = h.version AND l.height > h.height)';
+const lastOfVersion = ({ historyOrder: { column } }: SqlDialect) =>
+  `NOT EXISTS (SELECT 1 FROM orders_history_kept AS l WHERE l.${column} = h.${column} AND l.version = h.version AND l.height > h.height)`;
 
 function versionRange(range: KeyRange<OrderVersionKey>, params: SqlValue[]): string[] {
   const out: string[] = [];
@@ -72,10 +76,12 @@ function versionRange(range: KeyRange<OrderVersionKey>, params: SqlValue[]): str
  * version lies beyond it. Unlike the original's, oldest first does reverse the
  * list and `last`/`before` page backward (docs/compatibility.md, section 12.2).
  */
-export function versionsStatements(id: string, page: PageRequest<OrderVersionKey>): { rows: Statement; beyond?: Statement } {
+export function versionsStatements(
+  dialect: SqlDialect, id: string, page: PageRequest<OrderVersionKey>,
+): { rows: Statement; beyond?: Statement } {
   const scans = planPage(page);
   const rowParams: SqlValue[] = [idBytes(id)];
-  const rowConditions = ['h.id_bytes = ?', ...versionRange(scanRange(scans.rows), rowParams), LAST_OF_VERSION];
+  const rowConditions = [ofOrder(dialect), ...versionRange(scanRange(scans.rows), rowParams), lastOfVersion(dialect)];
   const direction = scans.rows.direction === 'asc' ? 'ASC' : 'DESC';
   const rows: Statement = {
     sql: `SELECT ${HISTORY_ROW_COLUMNS} FROM ${HISTORY_ROW_FROM} WHERE ${rowConditions.join(' AND ')} ORDER BY h.version ${direction} LIMIT ?`,
@@ -83,7 +89,7 @@ export function versionsStatements(id: string, page: PageRequest<OrderVersionKey
   };
   if (scans.beyond === undefined) return { rows };
   const beyondParams: SqlValue[] = [idBytes(id)];
-  const beyondConditions = ['h.id_bytes = ?', ...versionRange(scanRange(scans.beyond), beyondParams)];
+  const beyondConditions = [ofOrder(dialect), ...versionRange(scanRange(scans.beyond), beyondParams)];
   return { rows, beyond: { sql: `SELECT 1 FROM orders_history_kept AS h WHERE ${beyondConditions.join(' AND ')} LIMIT 1`, params: beyondParams } };
 }
 

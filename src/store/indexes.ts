@@ -177,7 +177,9 @@ export const REMOVED_BUNDLE_INDEXES: { readonly [P in BundlePathName]: BundleInd
 /**
  * The index of orders_history that the reads of one order use: its rows by
  * (order, version, height), each once. The table's own key is (height, seq),
- * the order of the blocks' rows.
+ * the order of the blocks' rows. PostgreSQL names the order by its id; the
+ * embedded store by its number (./sqlite/order-numbers.ts), so that the
+ * entries a prune deletes sit together.
  */
 export const HISTORY_BY_ORDER_INDEX: IndexDefinition = {
   name: 'orders_history_by_order',
@@ -185,6 +187,9 @@ export const HISTORY_BY_ORDER_INDEX: IndexDefinition = {
   columns: ['id_bytes', 'version', 'height'],
   unique: true,
 };
+
+/** HISTORY_BY_ORDER_INDEX as the embedded store keeps it. */
+export const HISTORY_BY_ORDER_NUMBER_INDEX: IndexDefinition = { ...HISTORY_BY_ORDER_INDEX, columns: ['order_no', 'version', 'height'] };
 
 /** The statement that creates `index`, in the SQL both SQLite and PostgreSQL take. */
 export function createIndexSql(index: IndexDefinition): string {

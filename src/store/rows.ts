@@ -81,7 +81,8 @@ function currentRow(o: Order, vegaTime: bigint): SqlValue[] {
 
 /**
  * History rows: row i is (heights[i], seqs[i], ids[32i, 32i+32), versions[i],
- * markets[i], parties[i], messages[ends[i-1], ends[i])). A block holds one row
+ * markets[i], parties[i], messages[ends[i-1], ends[i])), of the order whose
+ * state is latest[orders[i]] in the group. A block holds one row
  * per (order, version), seq numbering them in the block (see FillingGroup.add).
  * A message is stored without its leading ids (./history-message.ts);
  * markets[i] and parties[i] are positions in the group's `markets` and
@@ -96,6 +97,7 @@ export interface PackedHistory {
   parties: Int32Array;
   messages: Uint8Array;
   ends: Uint32Array;
+  orders: Int32Array;
 }
 
 /** One transaction's worth of rows, from consecutive blocks. */
@@ -160,7 +162,8 @@ class IdList {
 export function transferables(p: PackedGroup): ArrayBuffer[] {
   return [
     p.history.heights.buffer, p.history.seqs.buffer, p.history.ids.buffer, p.history.versions.buffer,
-    p.history.markets.buffer, p.history.parties.buffer, p.history.messages.buffer, p.history.ends.buffer, p.keys.buffer,
+    p.history.markets.buffer, p.history.parties.buffer, p.history.messages.buffer, p.history.ends.buffer,
+    p.history.orders.buffer, p.keys.buffer,
   ] as ArrayBuffer[];
 }
 
@@ -178,6 +181,7 @@ export class FillingGroup implements BlockGroup {
   private ends = new Uint32Array(4096);
   private marketsAt = new Int32Array(4096);
   private partiesAt = new Int32Array(4096);
+  private ordersAt = new Int32Array(4096);
   private ids = Buffer.allocUnsafeSlow(4096 * ID_BYTES);
   private messages = Buffer.allocUnsafeSlow(1 << 20);
   /**
@@ -186,6 +190,8 @@ export class FillingGroup implements BlockGroup {
    * buffers may still be replaced by larger ones.
    */
   private readonly current = new Map<string, SqlValue[]>();
+  /** Order id -> its position in `current` (a Map keeps the order keys first came in), and so in the group's `latest`. */
+  private readonly positions = new Map<string, number>();
   private readonly markets = new IdList();
   private readonly parties = new IdList();
   private readonly signatures: SqlValue[][] = [];
@@ -224,6 +230,8 @@ export class FillingGroup implements BlockGroup {
     let row = this.rows;
     for (const i of byVersion.values()) writeOrderId(orders[i]!.id.toLowerCase(), this.ids, row++ * ID_BYTES);
     const t = block.time;
+    // Orders new to the group take the next positions, in the order `current` will add them (below).
+    for (const id of latest.keys()) if (!this.positions.has(id)) this.positions.set(id, this.positions.size);
     // The history row of each state that has one: the current state takes its id bytes from it.
     const rowOf = new Int32Array(orders.length);
     row = this.rows;
@@ -239,6 +247,7 @@ export class FillingGroup implements BlockGroup {
       this.versions[row] = order.version;
       this.marketsAt[row] = leading === 0 ? -1 : this.markets.positionOf(ids.market);
       this.partiesAt[row] = leading === 0 ? -1 : this.parties.positionOf(ids.party);
+      this.ordersAt[row] = this.positions.get(ids.id)!;
       this.messages.set(message.subarray(leading), end);
       end += message.byteLength - leading;
       this.ends[row] = end;
@@ -301,6 +310,7 @@ export class FillingGroup implements BlockGroup {
         parties: this.partiesAt.subarray(0, rows),
         messages: this.messages.subarray(0, rows === 0 ? 0 : this.ends[rows - 1]),
         ends: this.ends.subarray(0, rows),
+        orders: this.ordersAt.subarray(0, rows),
       },
       latest,
       keys,
@@ -324,6 +334,7 @@ export class FillingGroup implements BlockGroup {
       this.ends = grown(this.ends, new Uint32Array(capacity), rows);
       this.marketsAt = grown(this.marketsAt, new Int32Array(capacity), rows);
       this.partiesAt = grown(this.partiesAt, new Int32Array(capacity), rows);
+      this.ordersAt = grown(this.ordersAt, new Int32Array(capacity), rows);
       const ids = Buffer.allocUnsafeSlow(capacity * ID_BYTES);
       this.ids.copy(ids, 0, 0, this.rows * ID_BYTES);
       this.ids = ids;

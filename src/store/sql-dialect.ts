@@ -24,4 +24,11 @@ export interface SqlDialect {
    * the database refuses such a value as a parameter.
    */
   textHoldsNul: boolean;
+  /**
+   * How history rows name their order: the column of orders_history they
+   * hold it in, and the value of that column for the order whose id bytes
+   * are the statement's parameter. PostgreSQL names it by its id; the
+   * embedded store by the order's number (./sqlite/order-numbers.ts).
+   */
+  historyOrder: { column: string; ofId: string };
 }

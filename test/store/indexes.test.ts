@@ -10,6 +10,7 @@ import {
   BUNDLE_INDEXES,
   createIndexSql,
   HISTORY_BY_ORDER_INDEX,
+  HISTORY_BY_ORDER_NUMBER_INDEX,
   REMOVED_BUNDLE_INDEXES,
   ORDER_COLUMN,
   ORDER_INDEXES,
@@ -38,7 +39,9 @@ test('every planner path is an index of the table, with the facts the table stat
     assert.equal(path.dimension, index.dimension);
     assert.equal(BUNDLE_INDEX[name as keyof typeof BUNDLE_INDEX], index.name);
   }
-  assert.equal(new Set(DECLARED.map((i) => i.name)).size, DECLARED.length, 'index names are unique');
+  for (const declared of Object.values(DECLARED)) {
+    assert.equal(new Set(declared.map((i) => i.name)).size, declared.length, 'index names are unique');
+  }
 });
 
 test('createIndexSql writes the statement as the released migrations wrote theirs', () => {
@@ -72,5 +75,9 @@ test('the removed bundles have the added ones\' indexes, path for path; history 
   assert.equal(
     createIndexSql(HISTORY_BY_ORDER_INDEX),
     'CREATE UNIQUE INDEX orders_history_by_order ON orders_history (id_bytes, version, height)',
+  );
+  assert.equal(
+    createIndexSql(HISTORY_BY_ORDER_NUMBER_INDEX),
+    'CREATE UNIQUE INDEX orders_history_by_order ON orders_history (order_no, version, height)',
   );
 });

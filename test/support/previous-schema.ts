@@ -1,6 +1,7 @@
 /**
  * A store written today, turned back into what earlier schemas kept, for
- * the migration tests: before retention (the embedded store's version 7,
+ * the migration tests: before order numbers (the embedded store's version
+ * 8), orders_history naming its order by id; before retention (the embedded store's version 7,
  * PostgreSQL's migration 4), history in one table, no retention row, no
  * view of it; and before that (version 6, migration 3): order history as one row per order and block, keyed by
  * (block time, id) and holding the order's last state in the block (of two
@@ -17,8 +18,34 @@ import { query } from './postgres.js';
 
 const REMOVED_INDEXES = ['signer_removed_by_time', 'signer_removed_by_validator', 'signer_removed_by_epoch', 'signer_removed_by_submitter'];
 
+/**
+ * The embedded store as version 8 left it: orders without a number of their
+ * own (the rowid they had), history rows naming their order by its id and
+ * indexed by it; user_version 8.
+ */
+export function sqliteToVersion8(db: Database.Database): void {
+  const current = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'orders_current'").pluck().get() as string;
+  const indexes = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'orders_current' AND sql IS NOT NULL")
+    .pluck().all() as string[];
+  const columns = (db.prepare("SELECT name FROM pragma_table_info('orders_current') WHERE name <> 'no'").pluck().all() as string[]).join(', ');
+  db.exec(`
+    ${current.replace(/^CREATE TABLE "?orders_current"?/, 'CREATE TABLE orders_current_v8').replace(/no INTEGER PRIMARY KEY,/, '')};
+    INSERT INTO orders_current_v8 (rowid, ${columns}) SELECT no, ${columns} FROM orders_current;
+    DROP TABLE orders_current;
+    ALTER TABLE orders_current_v8 RENAME TO orders_current;
+    ${indexes.map((sql) => `${sql};`).join('\n')}
+    DROP VIEW orders_history_kept;
+    DROP INDEX orders_history_by_order;
+    ALTER TABLE orders_history DROP COLUMN order_no;
+    CREATE UNIQUE INDEX orders_history_by_order ON orders_history (id_bytes, version, height);
+    CREATE VIEW orders_history_kept AS SELECT * FROM orders_history;
+  `);
+  db.pragma('user_version = 8');
+}
+
 /** The embedded store as version 7 left it: no retention row, no view of history; user_version 7. */
 export function sqliteToVersion7(db: Database.Database): void {
+  sqliteToVersion8(db);
   db.exec('DROP VIEW orders_history_kept; DROP TABLE retention;');
   db.pragma('user_version = 7');
 }

@@ -64,9 +64,11 @@ export const KEPT_HISTORY = 'orders_history';
 /**
  * Tables loaded before the others, in this order: a PostgreSQL target puts
  * kept history's rows below the oldest kept block among the resting rows and
- * sizes the partitions of the rest by the retention and the blocks' rate.
+ * sizes the partitions of the rest by the retention and the blocks' rate;
+ * an embedded target names each history row's order by the number its
+ * current state took as it loaded.
  */
-const LOADED_FIRST = ['retention', 'blocks'];
+const LOADED_FIRST = ['retention', 'blocks', 'orders_current'];
 
 const loadRank = (name: string) => {
   const i = LOADED_FIRST.indexOf(name);

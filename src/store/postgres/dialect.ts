@@ -10,6 +10,7 @@ export const POSTGRES: SqlDialect = {
   // ordered and limited each are read along their indexes and merged (Merge Append).
   limitEachArm: true,
   textHoldsNul: false,
+  historyOrder: { column: 'id_bytes', ofId: '?' },
 };
 
 /** A statement written with `?` placeholders (../page-sql.ts), with PostgreSQL's numbered ones. */

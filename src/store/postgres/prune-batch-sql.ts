@@ -19,7 +19,8 @@
  *
  * Returns the rows pruned, whether more is left now, and pruned_below.
  */
-import { CAN_TRADE, COUNTED_DIMENSIONS, IS_LATEST, RESTS } from '../prune-sql.js';
+import { CAN_TRADE, COUNTED_DIMENSIONS, isLatest, RESTS } from '../prune-sql.js';
+import { POSTGRES } from './dialect.js';
 
 export const PRUNE_BATCH_FUNCTION = 'pg_temp.lq_prune_batch';
 
@@ -86,7 +87,7 @@ BEGIN
 
     WITH forgotten AS (
       DELETE FROM orders_current o USING orders_history h
-      WHERE h.height >= below AND h.height < stop AND o.id_bytes = h.id_bytes AND o.status NOT IN ${CAN_TRADE} AND ${IS_LATEST}
+      WHERE h.height >= below AND h.height < stop AND o.id_bytes = h.id_bytes AND o.status NOT IN ${CAN_TRADE} AND ${isLatest(POSTGRES.historyOrder.column)}
       RETURNING ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')}
     ), counted AS (
       INSERT INTO order_counts (dimension, value, n)

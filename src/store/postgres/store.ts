@@ -153,13 +153,13 @@ export class PostgresStore implements QueryStore {
       const found = await this.stamped(stampedStatement(currentOrderStatement(id), 1));
       return stamp({ node: found.rows[0]?.[0] as string | undefined }, found.lastBlock);
     }
-    const found = await this.stamped(stampedStatement(versionStateStatement(id, version), 7));
+    const found = await this.stamped(stampedStatement(versionStateStatement(POSTGRES, id, version), 7));
     const row = found.rows[0];
     return stamp({ node: row === undefined ? undefined : orderNodeJson(historyRowOrder(historyRowOf(row))) }, found.lastBlock);
   }
 
   async listOrderVersions(id: string, page: PageRequest<OrderVersionKey>): Promise<Page<OrderVersionKey>> {
-    const { rows, beyond } = versionsStatements(id, page);
+    const { rows, beyond } = versionsStatements(POSTGRES, id, page);
     const found = await this.stamped(stampedStatement(rows, 7, beyond));
     return stamp(assemblePage(page, found.rows.map((r) => versionPageRow(historyRowOf(r))), found.beyond), found.lastBlock);
   }

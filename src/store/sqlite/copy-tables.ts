@@ -14,6 +14,13 @@ import { integerOf, MAX_SAFE_SQL, type NeutralKind, type NeutralRow, type TableS
 /** Declared types (STRICT tables) -> kinds. ANY holds the unsigned 64-bit values (../rows.ts u64()). */
 const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: 'text', BLOB: 'bytes' };
 
+/**
+ * Columns the embedded store numbers for itself (./order-numbers.ts): a
+ * copy never carries them, and each target numbers its own orders as they
+ * load (./copy-target.ts).
+ */
+export const NUMBERED_HERE: ReadonlyMap<string, string> = new Map([['orders_current', 'no'], ['orders_history', 'order_no']]);
+
 /** Rows per batch: a few MB. */
 const BATCH_ROWS = 8192;
 
@@ -21,12 +28,16 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 interface ColumnInfo { name: string; type: string; pk: bigint | number }
 
-/** Every table of the store, SQLite's own left out, each with its primary key or else its first whole unique index as key. */
+/**
+ * Every table of the store, SQLite's own left out, each with its primary key
+ * or else its first whole unique index as key; without the columns it
+ * numbers for itself (NUMBERED_HERE).
+ */
 export function tableShapes(db: Database.Database): TableShape[] {
   const names = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
     .pluck().all() as string[];
   return names.map((name) => {
-    const info = db.prepare(`PRAGMA table_info(${quoted(name)})`).all() as ColumnInfo[];
+    const info = (db.prepare(`PRAGMA table_info(${quoted(name)})`).all() as ColumnInfo[]).filter((c) => c.name !== NUMBERED_HERE.get(name));
     const columns = info.map((c) => {
       const kind = KINDS[c.type.toUpperCase()];
       if (kind === undefined) throw new InternalError(`cannot copy column ${name}.${c.name} of type ${c.type}`);

@@ -11,7 +11,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { CopyMismatchError, StoreNotEmptyError } from '../../errors.js';
+import { CopyMismatchError, InternalError, StoreNotEmptyError } from '../../errors.js';
 import type { CopyTarget, RowBatches } from '../copy/contract.js';
 import type { NeutralRow, TableShape } from '../copy/neutral.js';
 import { copyInProgressPath } from '../incomplete.js';
@@ -54,7 +54,7 @@ class SqliteCopyTarget implements CopyTarget {
   readonly tables: readonly TableShape[];
   readonly reader;
   /** The indexes the migrations made, dropped while rows load and made again after. */
-  private readonly indexes: string[];
+  private readonly indexes: { name: string; sql: string }[];
 
   constructor(private readonly db: Database.Database, private readonly path: string, private readonly finalPath: string) {
     // Out of WAL (every page written twice, and the WAL as large as the store), to a journal in
@@ -68,13 +68,20 @@ class SqliteCopyTarget implements CopyTarget {
     this.reader = sqliteTableReader(db, path);
     this.tables = this.reader.tables;
     const indexes = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
-    this.indexes = indexes.map((i) => i.sql);
+    this.indexes = indexes;
     for (const i of indexes) db.exec(`DROP INDEX ${quoted(i.name)}`);
   }
 
   async load(table: TableShape, batches: RowBatches): Promise<void> {
     const columns = table.columns.map((c) => quoted(c.name));
-    const insert = this.db.prepare(`INSERT INTO ${quoted(table.name)} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const values = columns.map(() => '?');
+    // Orders take numbers as they load (the table's own key); a history row takes its order's, which loaded before it.
+    if (table.name === 'orders_history') {
+      const id = table.columns.findIndex((c) => c.name === 'id_bytes');
+      columns.push('order_no');
+      values.push(`(SELECT no FROM orders_current WHERE id_bytes = ?${id + 1})`);
+    }
+    const insert = this.db.prepare(`INSERT INTO ${quoted(table.name)} (${columns.join(', ')}) VALUES (${values.join(', ')})`);
     const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
     const write = this.db.transaction((rows: NeutralRow[]) => {
       for (const row of rows) {
@@ -91,15 +98,25 @@ class SqliteCopyTarget implements CopyTarget {
       // The rows a migration put there (retention's one row) give way to the source's.
       this.db.prepare(`DELETE FROM ${quoted(table.name)}`).run();
       for await (const rows of batches) write(rows);
+      // History finds each row's order by its id (above).
+      if (table.name === 'orders_current') this.buildNow('orders_current_id');
     } catch (e) {
       throw fromSqlite(e, this.path);
     }
   }
 
+  /** Builds one of the dropped indexes now rather than in finishLoad(). */
+  private buildNow(name: string): void {
+    const at = this.indexes.findIndex((i) => i.name === name);
+    if (at === -1) throw new InternalError(`the target's schema has no index ${name}`);
+    this.db.exec(this.indexes[at]!.sql);
+    this.indexes.splice(at, 1);
+  }
+
   async finishLoad(): Promise<void> {
     try {
       this.db.transaction(() => {
-        for (const sql of this.indexes) this.db.exec(sql);
+        for (const { sql } of this.indexes) this.db.exec(sql);
       })();
       const broken = this.db.pragma('foreign_key_check') as { table: string; parent: string }[];
       if (broken.length > 0) {

@@ -9,4 +9,5 @@ export const SQLITE: SqlDialect = {
   // SQLite merges UNION ALL arms along their indexes as they are (MERGE (UNION ALL)).
   limitEachArm: false,
   textHoldsNul: true,
+  historyOrder: { column: 'order_no', ofId: '(SELECT no FROM orders_current WHERE id_bytes = ?)' },
 };

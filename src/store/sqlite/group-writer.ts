@@ -109,7 +109,7 @@ class InternedIds {
  * a third of a history row's cost.
  */
 const HISTORY_ROWS_PER_INSERT = 64;
-const HISTORY_FIELDS = ['height', 'seq', 'id_bytes', 'version', 'market_no', 'party_no', 'message'] as const;
+const HISTORY_FIELDS = ['height', 'seq', 'order_no', 'id_bytes', 'version', 'market_no', 'party_no', 'message'] as const;
 const HISTORY_COLUMNS = HISTORY_FIELDS.length;
 
 export class GroupWriter {
@@ -131,7 +131,8 @@ export class GroupWriter {
   readonly write: (group: PackedGroup) => void;
 
   constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
-    this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')} FROM orders_current WHERE id_bytes = ?`).raw(true);
+    // The order's number last: history rows name their order by it (./order-numbers.ts).
+    this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')}, no FROM orders_current WHERE id_bytes = ?`).raw(true);
     this.insertCurrent = db.prepare(
       `INSERT INTO orders_current (${CURRENT_FIELDS.join(', ')}) VALUES (${placeholders(CURRENT_FIELDS.length)})`,
     );
@@ -180,7 +181,7 @@ export class GroupWriter {
   /**
    * One transaction's blocks. History gets the last state of each (order,
    * version) in each block; the current state only the last state in the
-   * group. An order placed and filled within a group so never enters (and
+   * group, written first, for the number each history row names its order by. An order placed and filled within a group so never enters (and
    * leaves) the live indexes, and each index entry an order's changes move is
    * moved once per group.
    */
@@ -196,33 +197,36 @@ export class GroupWriter {
     }
     const marketNos = group.markets.map((id) => this.markets.no(id));
     const partyNos = group.parties.map((id) => this.parties.no(id));
-    this.writeHistory(group.history, marketNos, partyNos);
+    // Per COUNTED dimension: value -> change in its number of orders.
+    const counts = COUNTED.map(() => new Map<number, number>());
+    const orderNos = group.latest.map((row) => {
+      row[MARKET_AT] = marketNos[row[MARKET_AT] as number]!;
+      row[PARTY_AT] = partyNos[row[PARTY_AT] as number]!;
+      return this.writeCurrent(row, counts);
+    });
+    this.writeHistory(group.history, marketNos, partyNos, orderNos);
     for (const row of group.signatures) this.insertSignature.run(row);
     for (const row of group.added) this.upsertAdded.run(row);
     for (const row of group.removed) this.upsertRemoved.run(row);
-    // Per COUNTED dimension: value -> change in its number of orders.
-    const counts = COUNTED.map(() => new Map<number, number>());
-    for (const row of group.latest) {
-      row[MARKET_AT] = marketNos[row[MARKET_AT] as number]!;
-      row[PARTY_AT] = partyNos[row[PARTY_AT] as number]!;
-      this.writeCurrent(row, counts);
-    }
     counts.forEach((deltas, d) => {
       for (const [value, delta] of deltas) if (delta !== 0) this.addCount.run(COUNTED[d]![0], value, delta);
     });
     this.setLastBlock.run(u64(group.last.height), group.last.time, group.last.chainId, group.last.hash);
   }
 
-  private writeHistory(history: PackedHistory, marketNos: readonly number[], partyNos: readonly number[]): void {
-    const { heights, seqs, ids, versions, markets, parties, messages, ends } = history;
+  private writeHistory(
+    history: PackedHistory, marketNos: readonly number[], partyNos: readonly number[], orderNos: readonly (number | bigint)[],
+  ): void {
+    const { heights, seqs, ids, versions, markets, parties, messages, ends, orders } = history;
     const row = (i: number, into: SqlValue[], offset: number) => {
       into[offset] = u64(heights[i]!);
       into[offset + 1] = seqs[i]!;
-      into[offset + 2] = ids.subarray(32 * i, 32 * i + 32);
-      into[offset + 3] = u64(versions[i]!);
-      into[offset + 4] = marketNos[markets[i]!] ?? null;
-      into[offset + 5] = partyNos[parties[i]!] ?? null;
-      into[offset + 6] = messages.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+      into[offset + 2] = orderNos[orders[i]!]!;
+      into[offset + 3] = ids.subarray(32 * i, 32 * i + 32);
+      into[offset + 4] = u64(versions[i]!);
+      into[offset + 5] = marketNos[markets[i]!] ?? null;
+      into[offset + 6] = partyNos[parties[i]!] ?? null;
+      into[offset + 7] = messages.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
     };
     const many: SqlValue[] = new Array(HISTORY_COLUMNS * HISTORY_ROWS_PER_INSERT);
     let i = 0;
@@ -237,8 +241,11 @@ export class GroupWriter {
     }
   }
 
-  /** Writes the current state (a row of CURRENT_FIELDS) with the cheapest statement that is still exact. */
-  private writeCurrent(row: SqlValue[], counts: Map<number, number>[]): void {
+  /**
+   * Writes the current state (a row of CURRENT_FIELDS) with the cheapest
+   * statement that is still exact; returns the order's number.
+   */
+  private writeCurrent(row: SqlValue[], counts: Map<number, number>[]): number | bigint {
     const stored = this.selectIndexed.get(row[at('id_bytes')]) as unknown[] | undefined;
     const count = (values: readonly unknown[], positions: readonly number[], delta: number) => {
       counts.forEach((deltas, d) => {
@@ -247,16 +254,20 @@ export class GroupWriter {
       });
     };
     if (stored === undefined) {
-      this.insertCurrent.run(row);
       count(row, COUNTED_AT, 1);
-      return;
+      return this.insertCurrent.run(row).lastInsertRowid;
     }
+    const no = stored[INDEXED.length] as bigint;
     const unchanged = (c: CurrentField) => same(stored[INDEXED.indexOf(c)], row[at(c)]!);
-    if (INDEXED.every(unchanged)) return this.updateUnindexed.run(row);
+    if (INDEXED.every(unchanged)) {
+      this.updateUnindexed.run(row);
+      return no;
+    }
     count(stored, COUNTED_STORED_AT, -1);
     count(row, COUNTED_AT, 1);
     if (LIFELONG.every(unchanged)) this.updateChanging.run(row);
     else this.updateAll.run(row);
+    return no;
   }
 }
 

@@ -11,6 +11,7 @@ import { encodeOrder } from '../../wire/order-message.js';
 import { orderKeyOfBytes } from '../order-key.js';
 import { MigrationError } from '../../errors.js';
 import { historyByHeight } from './history-by-height.js';
+import { orderNumbers } from './order-numbers.js';
 import { RETENTION_TABLE_SQL } from './retention-table.js';
 
 export interface Migration {
@@ -214,6 +215,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     description: 'retention: what pruning keeps of its own, and history as readers see it (orders_history_kept)',
     up: RETENTION_TABLE_SQL,
+  },
+  {
+    version: 9,
+    description: 'order numbers: history rows name their order by a number that grows with time, and are indexed by it',
+    up: orderNumbers,
   },
 ];
 

@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 import { cutoffTime } from '../../domain/retention.js';
 import type { PruneBatch } from '../prune-turns.js';
 import { LIVE_STATUSES } from '../../domain/order.js';
-import { COUNTED_DIMENSIONS, IS_LATEST } from '../prune-sql.js';
+import { COUNTED_DIMENSIONS, isLatest } from '../prune-sql.js';
 import { fromU64, u64 } from '../rows.js';
 
 interface State {
@@ -103,22 +103,22 @@ export class SqlitePruner {
   private sweep(from: bigint, to: bigint): number {
     const s = this.statements;
     const range = [u64(from), u64(to)];
-    const latest = s.latestRows.all(...range) as [height: unknown, seq: unknown, rowid: bigint, ...counted: unknown[]][];
+    const latest = s.latestRows.all(...range) as [height: unknown, seq: unknown, no: bigint, ...counted: unknown[]][];
     const counts = COUNTED_DIMENSIONS.map(() => new Map<bigint, number>());
     const gone: bigint[] = [];
     let resting = 0;
-    for (const [height, seq, rowid, ...counted] of latest) {
+    for (const [height, seq, no, ...counted] of latest) {
       if (CAN_TRADE_STATUSES.has(Number(counted[STATUS_COLUMN]))) {
         s.rest.run(height, seq);
         resting += 1;
         continue;
       }
-      gone.push(rowid);
+      gone.push(no);
       counted.forEach((value, d) => counts[d]!.set(value as bigint, (counts[d]!.get(value as bigint) ?? 0) - 1));
     }
     // In table order: neighbouring rows share pages.
     gone.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const rowid of gone) s.deleteCurrent.run(rowid);
+    for (const no of gone) s.deleteCurrent.run(no);
     counts.forEach((deltas, d) => {
       for (const [value, delta] of deltas) s.addCount.run(COUNTED_DIMENSIONS[d]![0], value, delta);
     });
@@ -145,18 +145,18 @@ function prepare(db: Database.Database) {
     nthRowFrom: db.prepare('SELECT height FROM orders_history WHERE height >= ? ORDER BY height, seq LIMIT 1 OFFSET ?').pluck(),
     // Below `pruned_below` only resting rows are left: a newer row of their order means they rest no more.
     deleteSuperseded: db.prepare(
-      'DELETE FROM orders_history WHERE height < ? AND id_bytes IN (SELECT id_bytes FROM orders_history WHERE height > ? AND height <= ?)',
+      'DELETE FROM orders_history WHERE height < ? AND order_no IN (SELECT order_no FROM orders_history WHERE height > ? AND height <= ?)',
     ),
     firstBlockFrom: db.prepare('SELECT height, time FROM blocks WHERE height >= ? ORDER BY height LIMIT 1'),
     firstYoungBlock: db.prepare('SELECT height FROM blocks WHERE height > ? AND height < ? AND time >= ? ORDER BY height LIMIT 1').pluck(),
-    // Each order's latest row in the range, with its current state's row and counted columns.
+    // Each order's latest row in the range, with its current state's number and counted columns.
     latestRows: db.prepare(
-      `SELECT h.height, h.seq, o.rowid, ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')} ` +
-        `FROM orders_history h JOIN orders_current o ON o.id_bytes = h.id_bytes WHERE h.height >= ? AND h.height < ? AND ${IS_LATEST}`,
+      `SELECT h.height, h.seq, o.no, ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')} ` +
+        `FROM orders_history h JOIN orders_current o ON o.no = h.order_no WHERE h.height >= ? AND h.height < ? AND ${isLatest('order_no')}`,
     ).raw(true),
     rest: db.prepare('INSERT INTO lq_resting_batch (height, seq) VALUES (?, ?)'),
     clearResting: db.prepare('DELETE FROM lq_resting_batch'),
-    deleteCurrent: db.prepare('DELETE FROM orders_current WHERE rowid = ?'),
+    deleteCurrent: db.prepare('DELETE FROM orders_current WHERE no = ?'),
     addCount: db.prepare(
       'INSERT INTO order_counts (dimension, value, n) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n',
     ),

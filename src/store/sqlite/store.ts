@@ -87,7 +87,7 @@ export class SqliteStore implements QueryStore {
         const q = currentOrderStatement(id);
         node = this.connection.statement(q.sql).pluck(true).get(q.params) as string | undefined;
       } else {
-        const q = versionStateStatement(id, version);
+        const q = versionStateStatement(SQLITE, id, version);
         const row = this.connection.statement(q.sql).raw(true).get(q.params) as unknown[] | undefined;
         node = row === undefined ? undefined : orderNodeJson(historyRowOrder(historyRowOf(row)));
       }
@@ -98,7 +98,7 @@ export class SqliteStore implements QueryStore {
   async listOrderVersions(id: string, page: PageRequest<OrderVersionKey>): Promise<Page<OrderVersionKey>> {
     return this.read(() => {
       const last = this.lastBlockSync();
-      const { rows: q, beyond } = versionsStatements(id, page);
+      const { rows: q, beyond } = versionsStatements(SQLITE, id, page);
       const raw = this.connection.statement(q.sql).raw(true).all(q.params) as unknown[][];
       const found = beyond !== undefined && this.connection.statement(beyond.sql).pluck(true).get(beyond.params) !== undefined;
       return stamped(assemblePage(page, raw.map((r) => versionPageRow(historyRowOf(r))), found), last);

@@ -41,8 +41,8 @@ function liveIndexes(path: string): { index: LiveIndex; sql: string }[] {
 
 function assertAsDeclared(path: string): void {
   const live = liveIndexes(path);
-  assertIndexesAsDeclared(live.map((l) => l.index), KEYS);
-  for (const declared of DECLARED) {
+  assertIndexesAsDeclared(live.map((l) => l.index), DECLARED.embedded, KEYS);
+  for (const declared of DECLARED.embedded) {
     assert.equal(live.find((l) => l.index.name === declared.name)?.sql, createIndexSql(declared), declared.name);
   }
 }

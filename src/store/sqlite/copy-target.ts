@@ -75,11 +75,13 @@ class SqliteCopyTarget implements CopyTarget {
   async load(table: TableShape, batches: RowBatches): Promise<void> {
     const columns = table.columns.map((c) => quoted(c.name));
     const values = columns.map(() => '?');
-    // Orders take numbers as they load (the table's own key); a history row takes its order's, which loaded before it.
-    if (table.name === 'orders_history') {
-      const id = table.columns.findIndex((c) => c.name === 'id_bytes');
+    // Orders take numbers as they load (the table's own key); a history row
+    // takes its order's, which loaded before it, found by its id bound again.
+    const numbered = table.name === 'orders_history';
+    const idAt = table.columns.findIndex((c) => c.name === 'id_bytes');
+    if (numbered) {
       columns.push('order_no');
-      values.push(`(SELECT no FROM orders_current WHERE id_bytes = ?${id + 1})`);
+      values.push('(SELECT no FROM orders_current WHERE id_bytes = ?)');
     }
     const insert = this.db.prepare(`INSERT INTO ${quoted(table.name)} (${columns.join(', ')}) VALUES (${values.join(', ')})`);
     const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
@@ -91,7 +93,8 @@ class SqliteCopyTarget implements CopyTarget {
           if (typeof v === 'number') row[i] = BigInt(v);
           else if (v !== null) row[i] = u64(v as bigint);
         }
-        insert.run(row);
+        if (numbered) insert.run(row, row[idAt]);
+        else insert.run(row);
       }
     });
     try {

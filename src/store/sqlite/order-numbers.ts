@@ -19,39 +19,6 @@
 import type Database from 'better-sqlite3';
 import { MigrationError } from '../../errors.js';
 
-/** orders_current's columns as version 8 has them, in its order. */
-const CURRENT_COLUMNS = `
-  side INTEGER NOT NULL,
-  price TEXT NOT NULL,
-  size ANY NOT NULL,
-  remaining ANY NOT NULL,
-  time_in_force INTEGER NOT NULL,
-  type INTEGER NOT NULL,
-  created_at INTEGER NOT NULL,
-  status INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  reference TEXT NOT NULL,
-  reason INTEGER,
-  updated_at INTEGER NOT NULL,
-  version ANY NOT NULL,
-  batch_id ANY NOT NULL,
-  pegged_reference INTEGER,
-  pegged_offset TEXT,
-  lp_id TEXT NOT NULL,
-  post_only INTEGER NOT NULL,
-  reduce_only INTEGER NOT NULL,
-  iceberg_peak_size ANY,
-  iceberg_minimum_visible_size ANY,
-  iceberg_reserved_remaining ANY,
-  live INTEGER NOT NULL,
-  vega_time INTEGER NOT NULL,
-  id_bytes BLOB NOT NULL,
-  party_no INTEGER NOT NULL REFERENCES parties (no),
-  market_no INTEGER NOT NULL REFERENCES markets (no),
-  id_key BLOB NOT NULL`;
-
-const names = (columns: string) => columns.split(',\n').map((c) => c.trim().split(' ')[0]!).join(', ');
-
 export function orderNumbers(db: Database.Database): void {
   const orphan = db.prepare(
     'SELECT h.id_bytes FROM orders_history h WHERE NOT EXISTS (SELECT 1 FROM orders_current o WHERE o.id_bytes = h.id_bytes) LIMIT 1',
@@ -59,16 +26,17 @@ export function orderNumbers(db: Database.Database): void {
   if (orphan !== undefined) {
     throw new MigrationError(`cannot migrate: order ${orphan.toString('hex')} has history but no current state`);
   }
-  // The indexes as the store has them, made again on the new table.
-  const indexes = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'orders_current' AND sql IS NOT NULL")
-    .pluck().all() as string[];
-  const columns = names(CURRENT_COLUMNS);
+  // The table and its indexes as the store has them, made again with the number first.
+  const schema = db.prepare("SELECT sql FROM sqlite_schema WHERE tbl_name = 'orders_current' AND type = ? AND sql IS NOT NULL").pluck();
+  const [table] = schema.all('table') as string[];
+  const indexes = schema.all('index') as string[];
+  const opening = /^CREATE TABLE "?orders_current"? \(/;
+  if (table === undefined || !opening.test(table)) throw new MigrationError('cannot migrate: orders_current is not as version 8 made it');
+  const columns = (db.prepare("SELECT name FROM pragma_table_info('orders_current')").pluck().all() as string[]).join(', ');
   db.exec(`
-    CREATE TABLE orders_current_v9 (
+    ${table.replace(opening, `CREATE TABLE orders_current_v9 (
       -- The order's number (./order-numbers.ts): history rows name their order by it.
-      no INTEGER PRIMARY KEY,
-      ${CURRENT_COLUMNS}
-    ) STRICT;
+      no INTEGER PRIMARY KEY,`)};
     INSERT INTO orders_current_v9 (no, ${columns}) SELECT rowid, ${columns} FROM orders_current ORDER BY rowid;
     DROP TABLE orders_current;
     ALTER TABLE orders_current_v9 RENAME TO orders_current;

@@ -11,11 +11,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { STATUS } from '../../../src/domain/enums.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { SqlitePruner } from '../../../src/store/sqlite/pruner.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
+import { MigrationError } from '../../../src/errors.js';
+import { sqliteToVersion8 } from '../../support/previous-schema.js';
 import { block, order, tempDatabase } from '../helpers.js';
 
 /** Ids as the network's: hashes, in no order. */
@@ -72,4 +75,44 @@ test('pruning the oldest tenth of the blocks (38 of 400) rewrites few pages of t
   );
   // Everything from block 39 on is kept.
   assert.equal(db.prepare('SELECT count(*) FROM orders_history').pluck().get(), BigInt(BLOCKS * PER_BLOCK * 2 - PER_BLOCK - historyRows));
+});
+
+test('a store of schema 8 migrates; a history row whose order has no current state stops it, naming the order', async (t) => {
+  const { path } = tempDatabase(t);
+  const writer = await SqliteWriter.open(path);
+  await writeBlocks(writer, blocks().slice(0, 3));
+  await writer.close();
+  const orphaned = id(PER_BLOCK);
+  const db = new Database(path);
+  sqliteToVersion8(db);
+  db.prepare('DELETE FROM orders_current WHERE id_bytes = ?').run(Buffer.from(orphaned, 'hex'));
+  db.close();
+  assert.throws(() => openDatabase({ path }), (e: Error) => {
+    assert.ok(e instanceof MigrationError, String(e));
+    assert.equal(e.message, `cannot migrate: order ${orphaned} has history but no current state`);
+    return true;
+  });
+  // Nothing changed: the store is still at schema 8, its history keyed by id.
+  const after = new Database(path, { readonly: true });
+  t.after(() => after.close());
+  assert.equal(after.pragma('user_version', { simple: true }), 8);
+  assert.equal(after.prepare("SELECT count(*) FROM pragma_table_info('orders_history') WHERE name = 'order_no'").pluck().get(), 0);
+});
+
+test('a store of schema 8 migrates: its orders numbered in the order they were stored, each history row naming its own', async (t) => {
+  const { path } = tempDatabase(t);
+  const writer = await SqliteWriter.open(path);
+  await writeBlocks(writer, blocks().slice(0, 5));
+  await writer.close();
+  const v8 = new Database(path);
+  sqliteToVersion8(v8);
+  v8.close();
+  const db = openDatabase({ path });
+  t.after(() => db.close());
+  // Orders were stored block by block, each block's in the order the writer met them.
+  const numbered = db.prepare('SELECT no, id_bytes FROM orders_current ORDER BY no').raw().all() as [bigint, Buffer][];
+  assert.deepEqual(numbered.map(([, b]) => b.toString('hex')), Array.from({ length: 5 * PER_BLOCK }, (_, n) => id(n)));
+  const wrong = db.prepare('SELECT count(*) FROM orders_history h JOIN orders_current o ON o.no = h.order_no WHERE o.id_bytes <> h.id_bytes').pluck().get();
+  assert.equal(wrong, 0n);
+  assert.equal(db.prepare('SELECT count(*) FROM orders_history').pluck().get(), BigInt(5 * PER_BLOCK * 2 - PER_BLOCK));
 });

@@ -181,9 +181,10 @@ export class GroupWriter {
   /**
    * One transaction's blocks. History gets the last state of each (order,
    * version) in each block; the current state only the last state in the
-   * group, written first, for the number each history row names its order by. An order placed and filled within a group so never enters (and
+   * group. An order placed and filled within a group so never enters (and
    * leaves) the live indexes, and each index entry an order's changes move is
-   * moved once per group.
+   * moved once per group. Current states are written first: each history
+   * row names its order by the number the order's state has.
    */
   private writeGroup(group: PackedGroup): void {
     let last = this.lastBlock()?.height;

@@ -19,7 +19,7 @@ import { databasePath } from '../location.js';
 import { u64 } from '../rows.js';
 import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
-import { sqliteTableReader } from './copy-tables.js';
+import { NUMBERED_HERE, sqliteTableReader } from './copy-tables.js';
 
 /** The page cache while building: index builds sort in it. */
 const BUILD_CACHE_KIB = 512 * 1024;
@@ -77,10 +77,11 @@ class SqliteCopyTarget implements CopyTarget {
     const values = columns.map(() => '?');
     // Orders take numbers as they load (the table's own key); a history row
     // takes its order's, which loaded before it, found by its id bound again.
-    const numbered = table.name === 'orders_history';
+    const number = table.name === 'orders_history' ? NUMBERED_HERE.get(table.name) : undefined;
+    const numbered = number !== undefined;
     const idAt = table.columns.findIndex((c) => c.name === 'id_bytes');
     if (numbered) {
-      columns.push('order_no');
+      columns.push(number);
       values.push('(SELECT no FROM orders_current WHERE id_bytes = ?)');
     }
     const insert = this.db.prepare(`INSERT INTO ${quoted(table.name)} (${columns.join(', ')}) VALUES (${values.join(', ')})`);

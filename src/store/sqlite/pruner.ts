@@ -11,6 +11,7 @@ import { cutoffTime } from '../../domain/retention.js';
 import type { PruneBatch } from '../prune-turns.js';
 import { LIVE_STATUSES } from '../../domain/order.js';
 import { COUNTED_DIMENSIONS, isLatest } from '../prune-sql.js';
+import { SQLITE } from './dialect.js';
 import { fromU64, u64 } from '../rows.js';
 
 interface State {
@@ -152,7 +153,7 @@ function prepare(db: Database.Database) {
     // Each order's latest row in the range, with its current state's number and counted columns.
     latestRows: db.prepare(
       `SELECT h.height, h.seq, o.no, ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')} ` +
-        `FROM orders_history h JOIN orders_current o ON o.no = h.order_no WHERE h.height >= ? AND h.height < ? AND ${isLatest('order_no')}`,
+        `FROM orders_history h JOIN orders_current o ON o.no = h.order_no WHERE h.height >= ? AND h.height < ? AND ${isLatest(SQLITE.historyOrder.column)}`,
     ).raw(true),
     rest: db.prepare('INSERT INTO lq_resting_batch (height, seq) VALUES (?, ?)'),
     clearResting: db.prepare('DELETE FROM lq_resting_batch'),

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { SchemaVersionError, StoreNotFoundError } from '../../errors.js';
 import { historyByHeight } from './history-by-height.js';
 import { historyPartitions } from './history-partitions.js';
+import { sayOnStderr } from '../notice.js';
 
 export interface Migration {
   version: number;
@@ -239,11 +240,6 @@ function tooNew(version: number): SchemaVersionError {
   return new SchemaVersionError(
     `database schema version ${version} is newer than this ledger-query knows (${SCHEMA_VERSION}); upgrade ledger-query`,
   );
-}
-
-/** Where a migration's progress goes when its caller has no better place: a line of the process's standard error. */
-function sayOnStderr(message: string): void {
-  process.stderr.write(`ledger-query: ${message}\n`);
 }
 
 /**

@@ -27,6 +27,8 @@ export interface OpenDatabaseOptions {
    * writes. The file must exist at the current schema version.
    */
   readOnly?: boolean | undefined;
+  /** Hears a long migration's progress (default: lines of standard error). */
+  notice?: ((message: string) => void) | undefined;
 }
 
 /** Opens the file with the settings of its role; SQLite's refusals come as errors of the catalogue (./errors.ts). */
@@ -57,7 +59,7 @@ function openWith(options: OpenDatabaseOptions): Database.Database {
     // Every integer comes back as a bigint: 64-bit values must never be rounded.
     db.defaultSafeIntegers(true);
     if (readOnly) checkSchema(db);
-    else migrate(db);
+    else migrate(db, options.notice);
     return db;
   } catch (e) {
     db.close();

@@ -17,8 +17,8 @@ import { RETENTION_TABLE_SQL } from './retention-table.js';
 export interface Migration {
   version: number;
   description: string;
-  /** SQL, or a step that needs more than SQL; it runs inside the migration's transaction. */
-  up: string | ((db: Database.Database) => void);
+  /** SQL, or a step that needs more than SQL (told where its progress goes); it runs inside the migration's transaction. */
+  up: string | ((db: Database.Database, notice: (message: string) => void) => void);
 }
 
 /**

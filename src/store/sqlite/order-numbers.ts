@@ -19,7 +19,24 @@
 import type Database from 'better-sqlite3';
 import { MigrationError } from '../../errors.js';
 
-export function orderNumbers(db: Database.Database): void {
+/** Rows copied per statement: a progress line at most every PROGRESS_EVERY_MS, between statements. */
+const SLICE_ROWS = 200_000;
+const PROGRESS_EVERY_MS = 2000;
+
+/** Reports a long migration's progress: a line when a step starts, and a line at most every PROGRESS_EVERY_MS within it. */
+function progress(notice: (message: string) => void) {
+  const began = performance.now();
+  let said = began;
+  const seconds = () => ((performance.now() - began) / 1000).toFixed(0);
+  return {
+    say: (message: string) => { said = performance.now(); notice(`migrating to schema 9 (order numbers): ${message} (${seconds()} s)`); },
+    every(message: () => string) { if (performance.now() - said >= PROGRESS_EVERY_MS) this.say(message()); },
+  };
+}
+
+const share = (done: bigint, total: bigint) => `${done} of ${total} (${total === 0n ? 100n : (100n * done) / total}%)`;
+
+export function orderNumbers(db: Database.Database, notice: (message: string) => void, sliceRows = SLICE_ROWS): void {
   // The table and its indexes as the store has them, made again with the number first.
   const schema = db.prepare("SELECT sql FROM sqlite_schema WHERE tbl_name = 'orders_current' AND type = ? AND sql IS NOT NULL").pluck();
   const [table] = schema.all('table') as string[];
@@ -27,15 +44,36 @@ export function orderNumbers(db: Database.Database): void {
   const opening = /^CREATE TABLE "?orders_current"? \(/;
   if (table === undefined || !opening.test(table)) throw new MigrationError('cannot migrate: orders_current is not as version 8 made it');
   const columns = (db.prepare("SELECT name FROM pragma_table_info('orders_current')").pluck().all() as string[]).join(', ');
-  db.exec(`
-    ${table.replace(opening, `CREATE TABLE orders_current_v9 (
+  const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as bigint;
+  const orders = count('orders_current');
+  const versions = count('orders_history');
+  const said = progress(notice);
+  said.say(`${orders} orders and ${versions} order versions to rewrite, in one transaction`);
+
+  db.exec(table.replace(opening, `CREATE TABLE orders_current_v9 (
       -- The order's number (./order-numbers.ts): history rows name their order by it.
-      no INTEGER PRIMARY KEY,`)};
-    INSERT INTO orders_current_v9 (no, ${columns}) SELECT rowid, ${columns} FROM orders_current ORDER BY rowid;
+      no INTEGER PRIMARY KEY,`));
+  // In slices of rowids, each starting after the last one copied.
+  const copyOrders = db.prepare(
+    `INSERT INTO orders_current_v9 (no, ${columns}) SELECT rowid, ${columns} FROM orders_current WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+  );
+  const lastNumber = db.prepare('SELECT max(no) FROM orders_current_v9').pluck();
+  for (let after: bigint = -1n, copied = 0n; ; ) {
+    const n = BigInt(copyOrders.run(after, sliceRows).changes);
+    if (n === 0n) break;
+    copied += n;
+    after = lastNumber.get() as bigint;
+    said.every(() => `orders ${share(copied, orders)}`);
+  }
+  db.exec(`
     DROP TABLE orders_current;
     ALTER TABLE orders_current_v9 RENAME TO orders_current;
-    ${indexes.map((sql) => `${sql};`).join('\n    ')}
-
+  `);
+  indexes.forEach((sql, i) => {
+    said.say(`indexing the orders: ${i + 1} of ${indexes.length}`);
+    db.exec(sql);
+  });
+  db.exec(`
     CREATE TABLE orders_history_v9 (
       height ANY NOT NULL,
       -- The row's position in its block's batch (the original's order).
@@ -51,18 +89,30 @@ export function orderNumbers(db: Database.Database): void {
       message BLOB NOT NULL,
       PRIMARY KEY (height, seq)
     ) WITHOUT ROWID, STRICT;
-    INSERT INTO orders_history_v9 (height, seq, order_no, id_bytes, version, market_no, party_no, message)
-      SELECT h.height, h.seq, o.no, h.id_bytes, h.version, h.market_no, h.party_no, h.message
-      FROM orders_history h JOIN orders_current o ON o.id_bytes = h.id_bytes ORDER BY h.height, h.seq;
   `);
+  // In slices of the history's key, each starting after the last row copied. Rows the join leaves
+  // out (no current state) are read again by the next slice, and fail the count below.
+  const read = `SELECT h.height, h.seq, o.no, h.id_bytes, h.version, h.market_no, h.party_no, h.message
+      FROM orders_history h JOIN orders_current o ON o.id_bytes = h.id_bytes`;
+  const insert = 'INSERT INTO orders_history_v9 (height, seq, order_no, id_bytes, version, market_no, party_no, message)';
+  const first = db.prepare(`${insert} ${read} ORDER BY h.height, h.seq LIMIT ?`);
+  const next = db.prepare(`${insert} ${read} WHERE (h.height, h.seq) > (?, ?) ORDER BY h.height, h.seq LIMIT ?`);
+  const lastCopied = db.prepare('SELECT height, seq FROM orders_history_v9 ORDER BY height DESC, seq DESC LIMIT 1').raw(true);
+  for (let after: unknown[] | undefined, copied = 0n; ; ) {
+    const n = BigInt((after === undefined ? first.run(sliceRows) : next.run(...after, sliceRows)).changes);
+    if (n === 0n) break;
+    copied += n;
+    after = lastCopied.get() as unknown[];
+    said.every(() => `order versions ${share(copied, versions)}`);
+  }
   // Rows the join left out have no current state; looked for only then (a probe per row).
-  const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as bigint;
-  if (count('orders_history_v9') !== count('orders_history')) {
+  if (count('orders_history_v9') !== versions) {
     const orphan = db.prepare(
       'SELECT h.id_bytes FROM orders_history h WHERE NOT EXISTS (SELECT 1 FROM orders_current o WHERE o.id_bytes = h.id_bytes) LIMIT 1',
     ).pluck().get() as Buffer;
     throw new MigrationError(`cannot migrate: order ${orphan.toString('hex')} has history but no current state`);
   }
+  said.say('order versions copied; indexing them by order');
   db.exec(`
     DROP VIEW orders_history_kept;
     DROP TABLE orders_history;
@@ -70,4 +120,5 @@ export function orderNumbers(db: Database.Database): void {
     CREATE VIEW orders_history_kept AS SELECT * FROM orders_history;
     CREATE UNIQUE INDEX orders_history_by_order ON orders_history (order_no, version, height);
   `);
+  said.say('done');
 }

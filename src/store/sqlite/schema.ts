@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { SchemaVersionError } from '../../errors.js';
+import { sayOnStderr } from '../notice.js';
 import { MIGRATIONS } from './migrations.js';
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -14,8 +15,8 @@ export function schemaVersion(db: Database.Database): number {
   return Number(db.pragma('user_version', { simple: true }));
 }
 
-/** Applies every migration newer than the database; returns the versions before and after. */
-export function migrate(db: Database.Database): { from: number; to: number } {
+/** Applies every migration newer than the database; `notice` hears a long one's progress. Returns the versions before and after. */
+export function migrate(db: Database.Database, notice: (message: string) => void = sayOnStderr): { from: number; to: number } {
   const from = schemaVersion(db);
   if (from > SCHEMA_VERSION) {
     throw new SchemaVersionError(
@@ -28,7 +29,7 @@ export function migrate(db: Database.Database): { from: number; to: number } {
       // Another connection may have migrated while this one waited for the write lock.
       if (schemaVersion(db) >= m.version) return;
       if (typeof m.up === 'string') db.exec(m.up);
-      else m.up(db);
+      else m.up(db, notice);
       // PRAGMA takes no bound parameters; the version is a number from our own list.
       db.pragma(`user_version = ${m.version}`);
     }).immediate();

@@ -35,7 +35,7 @@ export class SqliteWriteSession implements WriteSession<PackedGroup> {
 
   /** Opens (creating or migrating) the file at `path`; `notice` hears what an operator should know. */
   static open(path: string, retention: Retention = ARCHIVE, notice: (message: string) => void = () => {}): SqliteWriteSession {
-    const db = openDatabase({ path });
+    const db = openDatabase({ path, notice });
     const prunedWith = db.prepare('SELECT window_ns FROM retention WHERE only_row = 1').pluck().get() as bigint | null;
     const said = prunedBeforeNotice(prunedWith ?? undefined, retention);
     if (said !== undefined) notice(said);

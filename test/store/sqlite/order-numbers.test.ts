@@ -10,11 +10,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { STATUS } from '../../../src/domain/enums.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
+import { orderNumbers } from '../../../src/store/sqlite/order-numbers.js';
 import { SqlitePruner } from '../../../src/store/sqlite/pruner.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { MigrationError } from '../../../src/errors.js';
@@ -99,20 +100,51 @@ test('a store of schema 8 migrates; a history row whose order has no current sta
   assert.equal(after.prepare("SELECT count(*) FROM pragma_table_info('orders_history') WHERE name = 'order_no'").pluck().get(), 0);
 });
 
-test('a store of schema 8 migrates: its orders numbered in the order they were stored, each history row naming its own', async (t) => {
+/** Orders were stored block by block, each block's in the order the writer met them; each history row names its own. */
+function assertNumbered(db: Database.Database, blockCount: number): void {
+  const numbered = db.prepare('SELECT no, id_bytes FROM orders_current ORDER BY no').raw().all() as [bigint, Buffer][];
+  assert.deepEqual(numbered.map(([, b]) => b.toString('hex')), Array.from({ length: blockCount * PER_BLOCK }, (_, n) => id(n)));
+  const wrong = db.prepare('SELECT count(*) FROM orders_history h JOIN orders_current o ON o.no = h.order_no WHERE o.id_bytes <> h.id_bytes').pluck().get();
+  assert.equal(wrong, 0n);
+  assert.equal(db.prepare('SELECT count(*) FROM orders_history').pluck().get(), BigInt(blockCount * PER_BLOCK * 2 - PER_BLOCK));
+}
+
+async function storeOfSchema8(t: TestContext, blockCount: number): Promise<string> {
   const { path } = tempDatabase(t);
   const writer = await SqliteWriter.open(path);
-  await writeBlocks(writer, blocks().slice(0, 5));
+  await writeBlocks(writer, blocks().slice(0, blockCount));
   await writer.close();
   const v8 = new Database(path);
   sqliteToVersion8(v8);
   v8.close();
-  const db = openDatabase({ path });
+  return path;
+}
+
+test('a store of schema 8 migrates: its orders numbered in the order they were stored, each history row naming its own; progress is said', async (t) => {
+  const path = await storeOfSchema8(t, 5);
+  const said: string[] = [];
+  const db = openDatabase({ path, notice: (m) => said.push(m) });
   t.after(() => db.close());
-  // Orders were stored block by block, each block's in the order the writer met them.
-  const numbered = db.prepare('SELECT no, id_bytes FROM orders_current ORDER BY no').raw().all() as [bigint, Buffer][];
-  assert.deepEqual(numbered.map(([, b]) => b.toString('hex')), Array.from({ length: 5 * PER_BLOCK }, (_, n) => id(n)));
-  const wrong = db.prepare('SELECT count(*) FROM orders_history h JOIN orders_current o ON o.no = h.order_no WHERE o.id_bytes <> h.id_bytes').pluck().get();
-  assert.equal(wrong, 0n);
-  assert.equal(db.prepare('SELECT count(*) FROM orders_history').pluck().get(), BigInt(5 * PER_BLOCK * 2 - PER_BLOCK));
+  assertNumbered(db, 5);
+  assert.match(said[0]!, /^migrating to schema 9 \(order numbers\): 100 orders and 180 order versions to rewrite, in one transaction \(\d+ s\)$/);
+  assert.match(said.at(-1)!, /^migrating to schema 9 \(order numbers\): done \(\d+ s\)$/);
+});
+
+test('the migration to order numbers copies in slices: slices of 7 rows give the same tables', async (t) => {
+  const path = await storeOfSchema8(t, 5);
+  const db = new Database(path);
+  t.after(() => db.close());
+  db.defaultSafeIntegers(true);
+  db.transaction(() => orderNumbers(db, () => {}, 7))();
+  assertNumbered(db, 5);
+  // Every column of every row came along, not only the keys.
+  const v8 = new Database(await storeOfSchema8(t, 5), { readonly: true });
+  t.after(() => v8.close());
+  const rows = (d: Database.Database) => d.prepare('SELECT height, seq, id_bytes, version, market_no, party_no, message FROM orders_history ORDER BY height, seq').raw().all();
+  assert.deepEqual(rows(db), rows(v8.defaultSafeIntegers(true)));
+  const columns = (v8.prepare("SELECT name FROM pragma_table_info('orders_current')").pluck().all() as string[]).join(', ');
+  assert.deepEqual(
+    db.prepare(`SELECT ${columns} FROM orders_current ORDER BY no`).raw().all(),
+    v8.prepare(`SELECT ${columns} FROM orders_current ORDER BY rowid`).raw().all(),
+  );
 });

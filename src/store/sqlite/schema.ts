@@ -23,13 +23,15 @@ export function migrate(db: Database.Database, notice: (message: string) => void
       `database schema version ${from} is newer than this ledger-query knows (${SCHEMA_VERSION}); upgrade ledger-query`,
     );
   }
+  // A new store's tables are empty: nothing to report.
+  const say = from === 0 ? () => {} : notice;
   for (const m of MIGRATIONS) {
     if (m.version <= from) continue;
     db.transaction(() => {
       // Another connection may have migrated while this one waited for the write lock.
       if (schemaVersion(db) >= m.version) return;
       if (typeof m.up === 'string') db.exec(m.up);
-      else m.up(db, notice);
+      else m.up(db, say);
       // PRAGMA takes no bound parameters; the version is a number from our own list.
       db.pragma(`user_version = ${m.version}`);
     }).immediate();

@@ -128,6 +128,10 @@ test('a store of schema 8 migrates: its orders numbered in the order they were s
   assertNumbered(db, 5);
   assert.match(said[0]!, /^migrating to schema 9 \(order numbers\): 100 orders and 180 order versions to rewrite, in one transaction \(\d+ s\)$/);
   assert.match(said.at(-1)!, /^migrating to schema 9 \(order numbers\): done \(\d+ s\)$/);
+  // A new store has nothing to migrate, and says nothing.
+  const heard: string[] = [];
+  openDatabase({ path: tempDatabase(t).path, notice: (m) => heard.push(m) }).close();
+  assert.deepEqual(heard, []);
 });
 
 test('the migration to order numbers copies in slices: slices of 7 rows give the same tables', async (t) => {

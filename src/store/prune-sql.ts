@@ -16,13 +16,12 @@ export const CAN_TRADE = `(${LIVE_STATUSES.join(', ')})`;
  * current one). `column` is the one history rows name their order by
  * (SqlDialect.historyOrder).
  */
-export const isLatest = (column: string): string =>
-  'o.version = h.version AND NOT EXISTS (SELECT 1 FROM orders_history l ' +
-  `WHERE l.${column} = h.${column} AND l.version = h.version AND l.height > h.height)`;
+export const isLatest = (column: string): string => `o.version = h.version AND ${noLaterRow(column)}`;
+
+/** No row of `h`'s order and version follows `h`: a probe of the history index by order. */
+export const noLaterRow = (column: string): string =>
+  `NOT EXISTS (SELECT 1 FROM orders_history l WHERE l.${column} = h.${column} AND l.version = h.version AND l.height > h.height)`;
 
 /** The columns of orders_current that order_counts counts, by the planner's dimension names. */
 export const COUNTED_DIMENSIONS = [['status', 'status'], ['type', 'type'], ['timeInForce', 'time_in_force'], ['live', 'live']] as const;
 
-/** Of history rows `h` being pruned, those that stay: the latest row of an order that can still trade. */
-export const RESTS =
-  `EXISTS (SELECT 1 FROM orders_current o WHERE o.id_bytes = h.id_bytes AND o.status IN ${CAN_TRADE} AND ${isLatest('id_bytes')})`;

@@ -73,7 +73,7 @@ export function sqliteToVersion6(db: Database.Database): void {
   db.pragma('user_version = 6');
 }
 
-/** PostgreSQL as migration 4 left it: history in one table, no retention row, resting rows or view; schema_migrations up to 4. */
+/** PostgreSQL as migration 4 left it: history in one table, no retention row, resting rows or view, no last change; schema_migrations up to 4. */
 export async function postgresToVersion4(url: string): Promise<void> {
   await query(url, `
     BEGIN;
@@ -94,6 +94,7 @@ export async function postgresToVersion4(url: string): Promise<void> {
     ALTER TABLE orders_history_v4 RENAME TO orders_history;
     ALTER INDEX orders_history_v4_pkey RENAME TO orders_history_pkey;
     CREATE UNIQUE INDEX orders_history_by_order ON orders_history (id_bytes, version, height);
+    ALTER TABLE orders_current DROP COLUMN last_height;
     DELETE FROM schema_migrations WHERE version >= 5;
     COMMIT;
   `);

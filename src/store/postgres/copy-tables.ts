@@ -18,6 +18,13 @@ import { fromPostgres } from './errors.js';
 /** The schema's own bookkeeping, and a copy's mark: never copied. */
 export const NOT_COPIED = ['schema_migrations', COPY_MARK];
 
+/**
+ * Columns PostgreSQL keeps for its own pruning (the last change: ./schema.ts
+ * migration 7): a copy never carries them; rows copied in have none, and
+ * pruning probes for their latest rows, as for orders stored before.
+ */
+export const KEPT_FOR_PRUNING: ReadonlyMap<string, string> = new Map([['orders_current', 'last_height']]);
+
 /** The resting rows: read and written as part of kept history (../copy/neutral.ts KEPT_HISTORY), not a table of their own. */
 export const RESTING = 'orders_history_resting';
 
@@ -58,6 +65,7 @@ export async function tableShapes(client: pg.ClientBase): Promise<TableShape[]> 
     ORDER BY c.relname, i.indisprimary DESC, ic.relname`);
   const shapes = new Map<string, TableShape>();
   for (const { table, column, type } of columns) {
+    if (KEPT_FOR_PRUNING.get(table) === column) continue;
     const kind = kindOf(type);
     if (kind === undefined) throw new InternalError(`cannot copy column ${table}.${column} of type ${type}`);
     let shape = shapes.get(table);

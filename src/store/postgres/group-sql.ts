@@ -34,6 +34,12 @@ export const STAGED_CURRENT_FIELDS = CURRENT_FIELDS.map((c) =>
   c === 'market_no' ? 'market_id' : c === 'party_no' ? 'party_id' : c);
 /** The kind of each, in the same order. */
 export const STAGED_CURRENT_KINDS: readonly StagedKind[] = CURRENT_FIELDS.map((c) => STAGED_KINDS[c]);
+/**
+ * What COPY fills of lq_current: the staged fields, then the order's last
+ * change (the height of its latest row in the group, as decimal text),
+ * which orders_current keeps for pruning (./prune-batch-sql.ts).
+ */
+export const STAGED_COPY_FIELDS = [...STAGED_CURRENT_FIELDS, 'last_height'];
 
 /**
  * The counted columns of the state an order had before the group (see
@@ -59,6 +65,7 @@ const KEPT = 'WITH (vacuum_truncate = false)';
 const STAGING = `
   CREATE TEMP TABLE lq_current (
     ${STAGED_CURRENT_FIELDS.map((c, i) => `${c} ${SQL_TYPES[STAGED_CURRENT_KINDS[i]!]}`).join(', ')},
+    last_height TEXT NOT NULL,
     ${PRIOR_COLUMNS.map((c) => `${c} INTEGER`).join(', ')}
   ) ${KEPT};
   CREATE TEMP TABLE lq_markets (pos INTEGER NOT NULL, id TEXT NOT NULL) ${KEPT};
@@ -136,11 +143,11 @@ export const CURRENT_SQL = (() => {
   return `
     UPDATE lq_current s SET ${COUNTED.map((c) => `prior_${c} = o.${c}`).join(', ')}
     FROM orders_current o WHERE o.id_bytes = s.id_bytes;
-    UPDATE orders_current o SET ${assigned.map((c) => `${c} = ${value(c)}`).join(', ')}
+    UPDATE orders_current o SET ${assigned.map((c) => `${c} = ${value(c)}`).join(', ')}, last_height = s.last_height::numeric
     FROM ${numbered}
     WHERE s.prior_live IS NOT NULL AND o.id_bytes = s.id_bytes;
-    INSERT INTO orders_current (${list(CURRENT_FIELDS)})
-    SELECT ${CURRENT_FIELDS.map(value).join(', ')} FROM ${numbered}
+    INSERT INTO orders_current (${list(CURRENT_FIELDS)}, last_height)
+    SELECT ${CURRENT_FIELDS.map(value).join(', ')}, s.last_height::numeric FROM ${numbered}
     WHERE s.prior_live IS NULL
     ORDER BY s.created_at, s.id_key;
     INSERT INTO order_counts (dimension, value, n)

@@ -15,7 +15,7 @@ import { BinaryCopyWriter, historyBinaryCopy } from './copy-binary.js';
 import { CopyText, copyString } from './copy-text.js';
 import {
   ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, HISTORY_COLUMNS, NUMBERING_SQL, REMOVED_SQL, SIGNATURES_SQL,
-  STAGED_CURRENT_FIELDS, STAGED_CURRENT_KINDS, VACUUM_STAGING_SQL, copySql,
+  STAGED_COPY_FIELDS, STAGED_CURRENT_KINDS, VACUUM_STAGING_SQL, copySql,
 } from './group-sql.js';
 import { BlockOrderError } from '../../errors.js';
 import { BLOCKS_CHANNEL } from './block-watch.js';
@@ -62,12 +62,16 @@ export function binaryTransferables(group: BinaryGroup): ArrayBuffer[] {
 const MARKET_AT = at('market_no');
 const PARTY_AT = at('party_no');
 
-/** The latest state of each order, with its market and party by id, in binary. */
+/** The latest state of each order, with its market and party by id, then its last change, in binary. */
 function currentCopy(group: PackedGroup): Buffer {
   const out = new BinaryCopyWriter();
   const fields = STAGED_CURRENT_KINDS.length;
-  for (const row of group.latest) {
-    out.row(fields);
+  // History rows come block by block: an order's last one is its latest row.
+  const { heights, orders } = group.history;
+  const lastHeights = new BigUint64Array(group.latest.length);
+  for (let i = 0; i < orders.length; i++) lastHeights[orders[i]!] = heights[i]!;
+  for (const [at, row] of group.latest.entries()) {
+    out.row(fields + 1);
     for (let i = 0; i < fields; i++) {
       const v = row[i]!;
       // A value of another type than its column's throws (a bug upstream), it is never cast here.
@@ -85,6 +89,7 @@ function currentCopy(group: PackedGroup): Buffer {
         }
       }
     }
+    out.text(String(lastHeights[at]!));
   }
   return out.finish();
 }
@@ -114,7 +119,7 @@ export function toBinaryGroup(group: PackedGroup): BinaryGroup {
     // Numbered (NUMBERING_SQL) before any order or history row that names them is written.
     add('lq_markets', ['pos', 'id'], idsCopy(group.markets));
     add('lq_parties', ['pos', 'id'], idsCopy(group.parties));
-    copies.push({ sql: copySql('lq_current', STAGED_CURRENT_FIELDS, 'binary'), data: currentCopy(group) });
+    copies.push({ sql: copySql('lq_current', STAGED_COPY_FIELDS, 'binary'), data: currentCopy(group) });
     statements.push(CURRENT_SQL);
   }
   if (group.signatures.length > 0) {

@@ -19,8 +19,21 @@
  *
  * Returns the rows pruned, whether more is left now, and pruned_below.
  */
-import { CAN_TRADE, COUNTED_DIMENSIONS, isLatest, RESTS } from '../prune-sql.js';
+import { CAN_TRADE, COUNTED_DIMENSIONS, noLaterRow } from '../prune-sql.js';
 import { POSTGRES } from './dialect.js';
+
+/**
+ * `h` is its order's latest row (../prune-sql.ts isLatest): the row of the
+ * current version in the block of the order's last change. An order stored
+ * before that was kept (migration 7), or copied in, has none, and is probed
+ * as before: every later partition's index by order, the cost that set a
+ * batch's time (BENCHMARKS.md, "The last change"). CASE keeps the probe a
+ * subplan run only for those.
+ */
+const IS_LATEST = `o.version = h.version AND CASE WHEN o.last_height IS NULL THEN ${noLaterRow(POSTGRES.historyOrder.column)} ELSE o.last_height = h.height END`;
+
+/** Of history rows `h` being pruned, those that stay: the latest row of an order that can still trade. */
+const RESTS = `EXISTS (SELECT 1 FROM orders_current o WHERE o.id_bytes = h.id_bytes AND o.status IN ${CAN_TRADE} AND ${IS_LATEST})`;
 
 export const PRUNE_BATCH_FUNCTION = 'pg_temp.lq_prune_batch';
 
@@ -87,7 +100,7 @@ BEGIN
 
     WITH forgotten AS (
       DELETE FROM orders_current o USING orders_history h
-      WHERE h.height >= below AND h.height < stop AND o.id_bytes = h.id_bytes AND o.status NOT IN ${CAN_TRADE} AND ${isLatest(POSTGRES.historyOrder.column)}
+      WHERE h.height >= below AND h.height < stop AND o.id_bytes = h.id_bytes AND o.status NOT IN ${CAN_TRADE} AND ${IS_LATEST}
       RETURNING ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')}
     ), counted AS (
       INSERT INTO order_counts (dimension, value, n)

@@ -219,6 +219,16 @@ export const MIGRATIONS: readonly Migration[] = [
         autovacuum_vacuum_cost_delay = 0);
     `,
   },
+  {
+    version: 7,
+    description: "each order's last change: the height of the block of its latest history row, for pruning",
+    // Pruning forgets an order whose latest row is in the blocks it prunes;
+    // it knew that row only by probing every later partition for a row of
+    // the same version (BENCHMARKS.md, "The last change"). Orders stored
+    // before have none (NULL) until they change again, and are probed as
+    // before. A nullable column without a default rewrites no row.
+    up: `ALTER TABLE orders_current ADD COLUMN last_height NUMERIC(20);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

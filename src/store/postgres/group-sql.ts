@@ -65,7 +65,7 @@ const KEPT = 'WITH (vacuum_truncate = false)';
 const STAGING = `
   CREATE TEMP TABLE lq_current (
     ${STAGED_CURRENT_FIELDS.map((c, i) => `${c} ${SQL_TYPES[STAGED_CURRENT_KINDS[i]!]}`).join(', ')},
-    last_height TEXT NOT NULL,
+    last_height TEXT,
     ${PRIOR_COLUMNS.map((c) => `${c} INTEGER`).join(', ')}
   ) ${KEPT};
   CREATE TEMP TABLE lq_markets (pos INTEGER NOT NULL, id TEXT NOT NULL) ${KEPT};

@@ -66,9 +66,10 @@ const PARTY_AT = at('party_no');
 function currentCopy(group: PackedGroup): Buffer {
   const out = new BinaryCopyWriter();
   const fields = STAGED_CURRENT_KINDS.length;
-  // History rows come block by block: an order's last one is its latest row.
+  // History rows come block by block: an order's last one is its latest row. An order
+  // without one (none is expected) gets no last change, and pruning probes for it.
   const { heights, orders } = group.history;
-  const lastHeights = new BigUint64Array(group.latest.length);
+  const lastHeights: (bigint | undefined)[] = new Array(group.latest.length);
   for (let i = 0; i < orders.length; i++) lastHeights[orders[i]!] = heights[i]!;
   for (const [at, row] of group.latest.entries()) {
     out.row(fields + 1);
@@ -89,7 +90,9 @@ function currentCopy(group: PackedGroup): Buffer {
         }
       }
     }
-    out.text(String(lastHeights[at]!));
+    const last = lastHeights[at];
+    if (last === undefined) out.null();
+    else out.text(String(last));
   }
   return out.finish();
 }

@@ -81,7 +81,7 @@ forEachServer((server) => {
       await writeBlocks(writer, blocks.slice(4));
       await writer.close();
       assert.deepEqual(await lastChanges(db.url), expected);
-      // No last change, as orders stored before migration 7, or copied in, have.
+      // Cleared: orders stored before migration 7, or copied in, have no last change.
       if (unknown) await query(db.url, 'UPDATE orders_current SET last_height = NULL');
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();

@@ -17,12 +17,11 @@
  *   whole), and the resting rows.
  */
 import type pg from 'pg';
+import { ProgressLines } from '../notice.js';
 import { ARCHIVE_SPAN, addPartition } from './partitions.js';
 
-/** Heights moved per statement: a progress line each, and no statement holding the session for long. */
+/** Heights moved per statement: a progress line each at most, and no statement holding the session for long. */
 const SLICE_HEIGHTS = 20_000n;
-
-const PROGRESS_EVERY_MS = 2000;
 
 const HISTORY_COLUMNS = 'height, seq, id_bytes, version, market_no, party_no, message';
 
@@ -64,17 +63,17 @@ export async function historyPartitions(client: pg.ClientBase, notice: (message:
   if (top !== undefined) {
     for (let from = 0n; from <= top; from += ARCHIVE_SPAN) await addPartition(client, from, from + ARCHIVE_SPAN);
     let moved = 0;
-    let said = performance.now();
+    const lines = new ProgressLines(notice);
     for (let from = 0n; from <= top; from += SLICE_HEIGHTS) {
       const result = await client.query(
         `INSERT INTO orders_history (${HISTORY_COLUMNS}) SELECT ${HISTORY_COLUMNS} FROM orders_history_v4 WHERE height >= $1 AND height < $2`,
         [from.toString(), (from + SLICE_HEIGHTS).toString()],
       );
       moved += result.rowCount ?? 0;
-      const now = performance.now();
-      if (now - said < PROGRESS_EVERY_MS && from + SLICE_HEIGHTS <= top) continue;
-      said = now;
-      notice(`migrating PostgreSQL history into partitions by block height: ${moved} of ${total} rows (${Math.floor((100 * moved) / total)}%)`);
+      lines.sayEvery(
+        () => `migrating PostgreSQL history into partitions by block height: ${moved} of ${total} rows (${Math.floor((100 * moved) / total)}%)`,
+        from + SLICE_HEIGHTS > top,
+      );
     }
   }
   await client.query('DROP TABLE orders_history_v4');

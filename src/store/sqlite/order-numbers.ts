@@ -18,19 +18,19 @@
  */
 import type Database from 'better-sqlite3';
 import { MigrationError } from '../../errors.js';
+import { ProgressLines } from '../notice.js';
 
-/** Rows copied per statement: a progress line at most every PROGRESS_EVERY_MS, between statements. */
+/** Rows copied per statement: a progress line between statements, at most every 2 s (../notice.ts). */
 const SLICE_ROWS = 200_000;
-const PROGRESS_EVERY_MS = 2000;
 
-/** Reports a long migration's progress: a line when a step starts, and a line at most every PROGRESS_EVERY_MS within it. */
+/** This migration's progress lines, each with the seconds since it began. */
 function progress(notice: (message: string) => void) {
   const began = performance.now();
-  let said = began;
-  const seconds = () => ((performance.now() - began) / 1000).toFixed(0);
+  const lines = new ProgressLines(notice);
+  const line = (message: string) => `migrating to schema 9 (order numbers): ${message} (${((performance.now() - began) / 1000).toFixed(0)} s)`;
   return {
-    say: (message: string) => { said = performance.now(); notice(`migrating to schema 9 (order numbers): ${message} (${seconds()} s)`); },
-    every(message: () => string) { if (performance.now() - said >= PROGRESS_EVERY_MS) this.say(message()); },
+    say: (message: string) => lines.say(line(message)),
+    every: (message: () => string) => lines.sayEvery(() => line(message())),
   };
 }
 
@@ -47,8 +47,8 @@ export function orderNumbers(db: Database.Database, notice: (message: string) =>
   const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as bigint;
   const orders = count('orders_current');
   const versions = count('orders_history');
-  const said = progress(notice);
-  said.say(`${orders} orders and ${versions} order versions to rewrite, in one transaction`);
+  const report = progress(notice);
+  report.say(`${orders} orders and ${versions} order versions to rewrite, in one transaction`);
 
   db.exec(table.replace(opening, `CREATE TABLE orders_current_v9 (
       -- The order's number (./order-numbers.ts): history rows name their order by it.
@@ -57,20 +57,20 @@ export function orderNumbers(db: Database.Database, notice: (message: string) =>
   const copyOrders = db.prepare(
     `INSERT INTO orders_current_v9 (no, ${columns}) SELECT rowid, ${columns} FROM orders_current WHERE rowid > ? ORDER BY rowid LIMIT ?`,
   );
-  const lastNumber = db.prepare('SELECT max(no) FROM orders_current_v9').pluck();
   for (let after: bigint = -1n, copied = 0n; ; ) {
-    const n = BigInt(copyOrders.run(after, sliceRows).changes);
-    if (n === 0n) break;
-    copied += n;
-    after = lastNumber.get() as bigint;
-    said.every(() => `orders ${share(copied, orders)}`);
+    const { changes, lastInsertRowid } = copyOrders.run(after, sliceRows);
+    if (changes === 0) break;
+    copied += BigInt(changes);
+    // Copied in rowid order: the slice's last row has its highest.
+    after = BigInt(lastInsertRowid);
+    report.every(() => `orders ${share(copied, orders)}`);
   }
   db.exec(`
     DROP TABLE orders_current;
     ALTER TABLE orders_current_v9 RENAME TO orders_current;
   `);
   indexes.forEach((sql, i) => {
-    said.say(`indexing the orders: ${i + 1} of ${indexes.length}`);
+    report.say(`indexing the orders: ${i + 1} of ${indexes.length}`);
     db.exec(sql);
   });
   db.exec(`
@@ -103,7 +103,7 @@ export function orderNumbers(db: Database.Database, notice: (message: string) =>
     if (n === 0n) break;
     copied += n;
     after = lastCopied.get() as unknown[];
-    said.every(() => `order versions ${share(copied, versions)}`);
+    report.every(() => `order versions ${share(copied, versions)}`);
   }
   // Rows the join left out have no current state; looked for only then (a probe per row).
   if (count('orders_history_v9') !== versions) {
@@ -112,7 +112,7 @@ export function orderNumbers(db: Database.Database, notice: (message: string) =>
     ).pluck().get() as Buffer;
     throw new MigrationError(`cannot migrate: order ${orphan.toString('hex')} has history but no current state`);
   }
-  said.say('order versions copied; indexing them by order');
+  report.say('order versions copied; indexing them by order');
   db.exec(`
     DROP VIEW orders_history_kept;
     DROP TABLE orders_history;
@@ -120,5 +120,5 @@ export function orderNumbers(db: Database.Database, notice: (message: string) =>
     CREATE VIEW orders_history_kept AS SELECT * FROM orders_history;
     CREATE UNIQUE INDEX orders_history_by_order ON orders_history (order_no, version, height);
   `);
-  said.say('done');
+  report.say('done');
 }

@@ -4,8 +4,9 @@
  * runs (each block committed before the next is sent), and the copy then
  * answers every endpoint as a store that ingested the same events up to the
  * block the copy names, no more and no less. From the embedded store into
- * PostgreSQL, and from PostgreSQL (the run's first server) into the
- * embedded store.
+ * PostgreSQL, from PostgreSQL (the run's first server) into the embedded
+ * store, and between embedded stores, where the target reads the source's
+ * file itself (src/store/sqlite/copy-attached.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -20,7 +21,7 @@ import { ndjson, recordingBlocks } from '../support/recording-blocks.js';
 const scratch = copyScratch('lq-copy-live-');
 const POSTGRES = BACKENDS[1] ?? EMBEDDED;
 
-for (const [from, to] of [[EMBEDDED, POSTGRES], [POSTGRES, EMBEDDED]] as [Backend, Backend][]) {
+for (const [from, to] of [[EMBEDDED, POSTGRES], [POSTGRES, EMBEDDED], [EMBEDDED, EMBEDDED]] as [Backend, Backend][]) {
   test(`a copy from ${from.name} to ${to.name} while it ingests holds one block`, async () => {
     const file = join(scratch.dir, 'net.events');
     assert.equal(runCli(['simulate', '--out', file, '--blocks', '400', '--orders-per-block', '30', '--seed', '13']).status, 0);

@@ -4,7 +4,10 @@
  * implements both in ../<backend>/copy-source.ts and copy-target.ts.
  */
 import type { CommittedBlock } from '../store.js';
-import type { NeutralRow, TableShape } from './neutral.js';
+import type { NeutralRow, TablePlan, TableShape } from './neutral.js';
+
+/** A store named on the command line: a postgres:// URL, else an embedded store's folder. */
+export type CopyStore = { kind: 'postgres'; url: string } | { kind: 'embedded'; dataDir: string };
 
 /** Rows of one table, a batch at a time. */
 export type RowBatches = AsyncIterable<NeutralRow[]>;
@@ -35,6 +38,17 @@ export interface CopySource extends TableReader {
 }
 
 /**
+ * A source that its target reads itself, through the target's own
+ * connection, at one snapshot as any source: a table's rows go from one
+ * file to the other inside the backend, never through JavaScript values.
+ * Its rows are still read, once, for the check.
+ */
+export interface DirectSource extends CopySource {
+  /** Copies the table `plan` names, every column of it, into the target. */
+  copyTable(plan: TablePlan): Promise<void>;
+}
+
+/**
  * A new store being built: marked incomplete from before its first row until
  * complete() (every command refuses a marked store), its schema created by
  * the backend's own migrations.
@@ -42,6 +56,11 @@ export interface CopySource extends TableReader {
 export interface CopyTarget {
   /** Every table of the schema just created, as TableReader.tables. */
   readonly tables: readonly TableShape[];
+  /**
+   * `from` read by the target itself where the backend can (the embedded
+   * store attaching another embedded store's file), else undefined.
+   */
+  directFrom?(from: CopyStore): DirectSource | undefined;
   /** Writes `table`'s rows, columns as `table` lists them. */
   load(table: TableShape, batches: RowBatches): Promise<void>;
   /** After the last row: what is faster built once (indexes), and counters that follow the rows (sequences). */

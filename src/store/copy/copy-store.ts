@@ -6,11 +6,13 @@
  * each table's row count and hash (./table-hash.ts) over the neutral form,
  * read back from the target, equal to the source's. Tables are read in the
  * order each side stores them (the check does not depend on it) but for kept
- * history, and hashed on a thread of their own.
+ * history, and hashed on a thread of their own. Where the target can read the
+ * source itself (a direct source: one embedded store into another), it copies
+ * each table inside its backend, and the rows are read once more, for the check.
  */
 import { AbortError, CopyMismatchError } from '../../errors.js';
 import type { CommittedBlock } from '../store.js';
-import type { CopySource, CopyTarget, ReadOrder, RowBatches } from './contract.js';
+import type { CopySource, CopyTarget, DirectSource, ReadOrder, RowBatches } from './contract.js';
 import { KEPT_HISTORY, planTables, type NeutralRow, type TableShape } from './neutral.js';
 import { openCopySource, openCopyTarget, type CopyStore } from './open-copy.js';
 import { HashThread, type TableCheck, type TableHash } from './table-hash.js';
@@ -66,7 +68,9 @@ const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
 export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOptions = {}): Promise<CopyResult> {
   const { signal } = options;
-  const source = await openCopySource(from);
+  // Opened first, and on its own, so that a missing or incomplete source is refused before the target is made.
+  let source: CopySource = await openCopySource(from);
+  let direct: DirectSource | undefined;
   let target: CopyTarget | undefined;
   const hashing = new HashThread();
   let sourceOpen = true;
@@ -77,6 +81,13 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
   try {
     if (signal?.aborted) throw new AbortError('stopped on request');
     target = await openCopyTarget(to, describeStore(from));
+    direct = target.directFrom?.(from);
+    if (direct !== undefined) {
+      // The target reads the source itself, at a snapshot of its own: the check must read that one.
+      await closeSource();
+      source = direct;
+      sourceOpen = true;
+    }
     const plans = planTables(source.tables, target.tables);
     const counts = new Map<string, number>();
     for (const p of plans) counts.set(p.source.name, await source.count(p.source));
@@ -87,10 +98,17 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     let started = process.hrtime.bigint();
     let done = 0;
     const sourceChecks = new Map<string, TableCheck>();
-    for (const { source: s, target: t } of plans) {
+    for (const plan of plans) {
+      const { source: s, target: t } = plan;
       const hash = hashing.table(readOrder(s) !== 'stored');
       progress('rows', s.name, done);
-      await target.load(t, tapped(source.rows(s, readOrder(s)), hash, (n) => progress('rows', s.name, (done += n)), signal));
+      const rows = tapped(source.rows(s, readOrder(s)), hash, (n) => progress('rows', s.name, (done += n)), signal);
+      if (direct === undefined) await target.load(t, rows);
+      else {
+        await direct.copyTable(plan);
+        // What was copied is read once, for the check.
+        for await (const batch of rows) void batch;
+      }
       sourceChecks.set(s.name, await hash.finish());
     }
     // The snapshot is let go as soon as its rows are read: the source's WAL or VACUUM is held back no longer.

@@ -3,10 +3,9 @@
  * PostgreSQL URL), and the one place that picks each side's backend; as
  * ../open.ts, a backend's modules load only when it is used.
  */
-import type { CopySource, CopyTarget } from './contract.js';
+import type { CopySource, CopyStore, CopyTarget } from './contract.js';
 
-/** A store named on the command line: a postgres:// URL, else an embedded store's folder. */
-export type CopyStore = { kind: 'postgres'; url: string } | { kind: 'embedded'; dataDir: string };
+export type { CopyStore };
 
 export function copyStoreOf(text: string): CopyStore {
   return /^postgres(ql)?:\/\//.test(text) ? { kind: 'postgres', url: text } : { kind: 'embedded', dataDir: text };

@@ -26,51 +26,62 @@ const BATCH_ROWS = 8192;
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-interface ColumnInfo { name: string; type: string; pk: bigint | number }
+export interface ColumnInfo { name: string; type: string; pk: bigint | number }
 
 /**
  * Every table of the store, SQLite's own left out, each with its primary key
  * or else its first whole unique index as key; without the columns it
  * numbers for itself (NUMBERED_HERE).
  */
-export function tableShapes(db: Database.Database): TableShape[] {
-  const names = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+export function tableShapes(db: Database.Database, schema = 'main'): TableShape[] {
+  const names = db.prepare(`SELECT name FROM ${quoted(schema)}.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`)
     .pluck().all() as string[];
   return names.map((name) => {
-    const info = (db.prepare(`PRAGMA table_info(${quoted(name)})`).all() as ColumnInfo[]).filter((c) => c.name !== NUMBERED_HERE.get(name));
+    const info = columnsOf(db, schema, name).filter((c) => c.name !== NUMBERED_HERE.get(name));
     const columns = info.map((c) => {
       const kind = KINDS[c.type.toUpperCase()];
       if (kind === undefined) throw new InternalError(`cannot copy column ${name}.${c.name} of type ${c.type}`);
       return { name: c.name, kind, type: c.type.toUpperCase() };
     });
     const pk = info.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => c.name);
-    return { name, columns, key: pk.length > 0 ? pk : uniqueKey(db, name) ?? columns.map((c) => c.name) };
+    return { name, columns, key: pk.length > 0 ? pk : uniqueKey(db, schema, name) ?? columns.map((c) => c.name) };
   });
 }
 
-function uniqueKey(db: Database.Database, table: string): string[] | undefined {
-  const indexes = db.prepare(`PRAGMA index_list(${quoted(table)})`).all() as { name: string; unique: bigint | number; partial: bigint | number }[];
+/** Every column of a table of `schema` (a connection's main file, or one it attached), the store's own numbers included. */
+export function columnsOf(db: Database.Database, schema: string, table: string): ColumnInfo[] {
+  return db.prepare(`PRAGMA ${quoted(schema)}.table_info(${quoted(table)})`).all() as ColumnInfo[];
+}
+
+function uniqueKey(db: Database.Database, schema: string, table: string): string[] | undefined {
+  const indexes = db.prepare(`PRAGMA ${quoted(schema)}.index_list(${quoted(table)})`).all() as { name: string; unique: bigint | number; partial: bigint | number }[];
   const index = indexes.filter((i) => Number(i.unique) === 1 && Number(i.partial) === 0).sort((a, b) => a.name.localeCompare(b.name))[0];
   if (index === undefined) return undefined;
-  return (db.prepare(`PRAGMA index_info(${quoted(index.name)})`).all() as { name: string }[]).map((c) => c.name);
+  return (db.prepare(`PRAGMA ${quoted(schema)}.index_info(${quoted(index.name)})`).all() as { name: string }[]).map((c) => c.name);
 }
 
 /** A table's rows, `table`'s columns in its order, in `order`, in batches; each value as the neutral form has it. */
-export async function* sqliteRows(db: Database.Database, table: TableShape, order: ReadOrder): RowBatches {
+export async function* sqliteRows(db: Database.Database, table: TableShape, order: ReadOrder, schema = 'main'): RowBatches {
   // An integer comes as a number where a double holds it exactly, else as its decimal text (made a bigint here): no bigint per value.
+  // Bytes come as hex text, made bytes here: the driver gives each blob a Buffer of its own, which cost
+  // more than the rest of a history row (BENCHMARKS.md, "Copying a store"); Buffer.from takes small ones from a pool.
   const columns = table.columns.map((c) => {
     const q = quoted(c.name);
+    // hex(NULL) is empty text: NULL stays NULL.
+    if (c.kind === 'bytes') return `CASE WHEN ${q} IS NULL THEN NULL ELSE hex(${q}) END`;
     return c.kind === 'int' || c.kind === 'u64'
       ? `CASE WHEN ${q} BETWEEN -${MAX_SAFE_SQL} AND ${MAX_SAFE_SQL} THEN ${q} ELSE CAST(${q} AS TEXT) END`
       : q;
   }).join(', ');
   // Without ORDER BY, SQLite walks the table's own B-tree: a rowid table is not read through an index, a read per row.
   const orderBy = order === 'stored' ? '' : ` ORDER BY ${order.map(quoted).join(', ')}`;
-  const statement = db.prepare(`SELECT ${columns} FROM ${quoted(table.name)}${orderBy}`).raw(true).safeIntegers(false);
+  const statement = db.prepare(`SELECT ${columns} FROM ${quoted(schema)}.${quoted(table.name)}${orderBy}`).raw(true).safeIntegers(false);
   const integerAt = table.columns.flatMap((c, i) => (c.kind === 'u64' || c.kind === 'int' ? [i] : []));
+  const bytesAt = table.columns.flatMap((c, i) => (c.kind === 'bytes' ? [i] : []));
   let batch: NeutralRow[] = [];
   for (const row of statement.iterate() as IterableIterator<NeutralRow>) {
     for (const i of integerAt) if (typeof row[i] === 'string') row[i] = integerOf(row[i]);
+    for (const i of bytesAt) if (typeof row[i] === 'string') row[i] = Buffer.from(row[i] as string, 'hex');
     batch.push(row);
     if (batch.length === BATCH_ROWS) {
       yield batch;
@@ -80,12 +91,12 @@ export async function* sqliteRows(db: Database.Database, table: TableShape, orde
   if (batch.length > 0) yield batch;
 }
 
-/** Reads the tables of an open connection (the source's snapshot, or a target's file to check it). */
-export function sqliteTableReader(db: Database.Database, path: string): TableReader {
+/** Reads the tables of an open connection (the source's snapshot, or a target's file to check it); `schema`: the file, main or one attached. */
+export function sqliteTableReader(db: Database.Database, path: string, schema = 'main'): TableReader {
   return {
-    tables: tableShapes(db),
-    rows: (table, order) => sqliteRows(db, table, order),
-    count: async (table) => Number(db.prepare(`SELECT count(*) FROM ${quoted(table.name)}`).pluck().get() as bigint),
+    tables: tableShapes(db, schema),
+    rows: (table, order) => sqliteRows(db, table, order, schema),
+    count: async (table) => Number(db.prepare(`SELECT count(*) FROM ${quoted(schema)}.${quoted(table.name)}`).pluck().get() as bigint),
     fault: (e) => fromSqlite(e, path),
   };
 }

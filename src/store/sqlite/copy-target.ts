@@ -12,13 +12,14 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSy
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CopyMismatchError, InternalError, StoreNotEmptyError } from '../../errors.js';
-import type { CopyTarget, RowBatches } from '../copy/contract.js';
+import type { CopyStore, CopyTarget, DirectSource, RowBatches } from '../copy/contract.js';
 import type { NeutralRow, TableShape } from '../copy/neutral.js';
 import { copyInProgressPath } from '../incomplete.js';
 import { databasePath } from '../location.js';
 import { u64 } from '../rows.js';
 import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
+import { attachSqliteSource } from './copy-attached.js';
 import { NUMBERED_HERE, sqliteTableReader } from './copy-tables.js';
 
 /** The page cache while building: index builds sort in it. */
@@ -70,6 +71,11 @@ class SqliteCopyTarget implements CopyTarget {
     const indexes = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
     this.indexes = indexes;
     for (const i of indexes) db.exec(`DROP INDEX ${quoted(i.name)}`);
+  }
+
+  /** Another embedded store is read through this connection, and copied table by table inside SQLite (./copy-attached.ts). */
+  directFrom(from: CopyStore): DirectSource | undefined {
+    return from.kind === 'embedded' ? attachSqliteSource(this.db, from.dataDir, this.path) : undefined;
   }
 
   async load(table: TableShape, batches: RowBatches): Promise<void> {

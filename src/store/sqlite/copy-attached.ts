@@ -19,7 +19,7 @@ import type { DirectSource } from '../copy/contract.js';
 import type { TablePlan } from '../copy/neutral.js';
 import { databasePath } from '../location.js';
 import { fromSqlite } from './errors.js';
-import { columnsOf, sqliteTableReader } from './copy-tables.js';
+import { columnsOf, quoted, sqliteTableReader } from './copy-tables.js';
 import { LAST_BLOCK_SQL, readLastBlock } from './reader.js';
 import { SCHEMA_VERSION } from './schema.js';
 
@@ -27,8 +27,6 @@ import { SCHEMA_VERSION } from './schema.js';
 const SOURCE = 'source';
 /** Reads are sequential and large: through a memory map (as ./copy-source.ts). */
 const MMAP_BYTES = 2 ** 34;
-
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Attaches the store in `dataDir` to `db` (the target's connection, outside any transaction) and begins its snapshot. */
 export function attachSqliteSource(db: Database.Database, dataDir: string, targetPath: string): DirectSource {

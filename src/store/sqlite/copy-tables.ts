@@ -24,7 +24,8 @@ export const NUMBERED_HERE: ReadonlyMap<string, string> = new Map([['orders_curr
 /** Rows per batch: a few MB. */
 const BATCH_ROWS = 8192;
 
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+/** A name as an SQL identifier. */
+export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 export interface ColumnInfo { name: string; type: string; pk: bigint | number }
 

@@ -20,12 +20,10 @@ import { u64 } from '../rows.js';
 import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
 import { attachSqliteSource } from './copy-attached.js';
-import { NUMBERED_HERE, sqliteTableReader } from './copy-tables.js';
+import { NUMBERED_HERE, quoted, sqliteTableReader } from './copy-tables.js';
 
 /** The page cache while building: index builds sort in it. */
 const BUILD_CACHE_KIB = 512 * 1024;
-
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** A target folder must hold no store; a copy cut short before is removed, to start over. */
 function prepareFolder(dataDir: string): string {

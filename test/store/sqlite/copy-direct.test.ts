@@ -1,0 +1,68 @@
+/**
+ * A copy between embedded stores is made inside SQLite (src/store/sqlite/copy-attached.ts):
+ * every column comes along, order numbers too, where a copy that passes rows
+ * through the neutral form numbers orders again as they load (1, 2, ...).
+ * A pruned store's numbers start past 1, so the two ways tell apart.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { STATUS } from '../../../src/domain/enums.js';
+import { copyStore } from '../../../src/store/copy/copy-store.js';
+import { writeBlocks } from '../../../src/store/store.js';
+import { openDatabase } from '../../../src/store/sqlite/database.js';
+import { SqlitePruner } from '../../../src/store/sqlite/pruner.js';
+import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
+import { block, order } from '../helpers.js';
+
+const id = (n: number) => createHash('sha256').update(`order ${n}`).digest('hex');
+const BLOCKS = 40;
+const PER_BLOCK = 10;
+
+/** Each block places PER_BLOCK orders and fills those of the block before. */
+const blocks = () => Array.from({ length: BLOCKS }, (_, b) => {
+  const placed = Array.from({ length: PER_BLOCK }, (_, i) => order(b * PER_BLOCK + i, { id: id(b * PER_BLOCK + i) }));
+  const filled = b === 0 ? [] : Array.from({ length: PER_BLOCK }, (_, i) => {
+    const n = (b - 1) * PER_BLOCK + i;
+    return order(n, { id: id(n), version: 2n, status: STATUS.FILLED, remaining: 0n });
+  });
+  return block(b + 1, { orders: [...filled, ...placed] });
+});
+
+test('a copy between embedded stores keeps every column, order numbers included', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'lq-copy-direct-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const from = join(dir, 'from');
+  const to = join(dir, 'to');
+  mkdirSync(from);
+  const writer = await SqliteWriter.open(join(from, 'ledger.db'));
+  await writeBlocks(writer, blocks());
+  await writer.close();
+  // A window of 30 blocks' time: the orders of the first blocks are forgotten, and their numbers with them.
+  const source = openDatabase({ path: join(from, 'ledger.db') });
+  new SqlitePruner(source, 30n * 1_000_000_000n).step(1_000_000);
+  source.close();
+
+  const result = await copyStore({ kind: 'embedded', dataDir: from }, { kind: 'embedded', dataDir: to });
+  assert.equal(result.block?.height, BigInt(BLOCKS));
+
+  const read = (path: string) => {
+    const db = openDatabase({ path, readOnly: true });
+    try {
+      return {
+        orders: db.prepare('SELECT * FROM orders_current ORDER BY no').raw(true).all() as unknown[][],
+        history: db.prepare('SELECT * FROM orders_history ORDER BY height, seq').raw(true).all() as unknown[][],
+      };
+    } finally {
+      db.close();
+    }
+  };
+  const [want, got] = [read(join(from, 'ledger.db')), read(join(to, 'ledger.db'))];
+  const firstNumber = want.orders[0]![0] as bigint;
+  assert.ok(firstNumber > 1n, `pruning left the source's first order number at ${firstNumber}`);
+  assert.deepEqual(got.orders, want.orders);
+  assert.deepEqual(got.history, want.history);
+});

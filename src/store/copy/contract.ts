@@ -46,6 +46,21 @@ export interface CopySource extends TableReader {
 export interface DirectSource extends CopySource {
   /** Copies the table `plan` names, every column of it, into the target. */
   copyTable(plan: TablePlan): Promise<void>;
+  /**
+   * Where the source can be read for the check on another thread, at the
+   * same snapshot (proved, not assumed), while the target is read back on
+   * this one: each table's check, as it comes. Undefined where it cannot;
+   * the check then reads the source through rows().
+   */
+  readonly aside?: AsideChecks | undefined;
+}
+
+/** The source's checks, read on a thread of their own. */
+export interface AsideChecks {
+  /** Starts reading `tables` in that order; each table's check resolves once read. */
+  start(tables: readonly { shape: TableShape; order: ReadOrder }[]): Map<string, Promise<{ rows: number; hash: string }>>;
+  /** Stops the thread, done or not. */
+  close(): Promise<void>;
 }
 
 /**
@@ -60,7 +75,7 @@ export interface CopyTarget {
    * `from` read by the target itself where the backend can (the embedded
    * store attaching another embedded store's file), else undefined.
    */
-  directFrom?(from: CopyStore): DirectSource | undefined;
+  directFrom?(from: CopyStore): Promise<DirectSource | undefined>;
   /** Writes `table`'s rows, columns as `table` lists them. */
   load(table: TableShape, batches: RowBatches): Promise<void>;
   /** After the last row: what is faster built once (indexes), and counters that follow the rows (sequences). */

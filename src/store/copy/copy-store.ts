@@ -12,7 +12,7 @@
  */
 import { AbortError, CopyMismatchError } from '../../errors.js';
 import type { CommittedBlock } from '../store.js';
-import type { CopySource, CopyTarget, DirectSource, ReadOrder, RowBatches } from './contract.js';
+import type { AsideChecks, CopySource, CopyTarget, DirectSource, ReadOrder, RowBatches } from './contract.js';
 import { KEPT_HISTORY, planTables, type NeutralRow, type TableShape } from './neutral.js';
 import { openCopySource, openCopyTarget, type CopyStore } from './open-copy.js';
 import { HashThread, type TableCheck, type TableHash } from './table-hash.js';
@@ -71,6 +71,7 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
   // Opened first, and on its own, so that a missing or incomplete source is refused before the target is made.
   let source: CopySource = await openCopySource(from);
   let direct: DirectSource | undefined;
+  let aside: AsideChecks | undefined;
   let target: CopyTarget | undefined;
   const hashing = new HashThread();
   let sourceOpen = true;
@@ -81,12 +82,13 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
   try {
     if (signal?.aborted) throw new AbortError('stopped on request');
     target = await openCopyTarget(to, describeStore(from));
-    direct = target.directFrom?.(from);
+    direct = await target.directFrom?.(from);
     if (direct !== undefined) {
       // The target reads the source itself, at a snapshot of its own: the check must read that one.
       await closeSource();
       source = direct;
       sourceOpen = true;
+      aside = direct.aside;
     }
     const plans = planTables(source.tables, target.tables);
     const counts = new Map<string, number>();
@@ -97,11 +99,20 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
 
     let started = process.hrtime.bigint();
     let done = 0;
-    const sourceChecks = new Map<string, TableCheck>();
+    const sourceChecks = new Map<string, TableCheck | Promise<TableCheck>>();
+    // The source's checks read on their own thread, beside the target's read back, where they can be.
+    const checkedAside = aside?.start(plans.map((p) => ({ shape: p.source, order: readOrder(p.source) })));
     for (const plan of plans) {
       const { source: s, target: t } = plan;
-      const hash = hashing.table(readOrder(s) !== 'stored');
       progress('rows', s.name, done);
+      if (checkedAside !== undefined) {
+        if (signal?.aborted) throw new AbortError('stopped on request');
+        await direct!.copyTable(plan);
+        progress('rows', s.name, (done += counts.get(s.name)!));
+        sourceChecks.set(s.name, checkedAside.get(s.name)!);
+        continue;
+      }
+      const hash = hashing.table(readOrder(s) !== 'stored');
       const rows = tapped(source.rows(s, readOrder(s)), hash, (n) => progress('rows', s.name, (done += n)), signal);
       if (direct === undefined) await target.load(t, rows);
       else {
@@ -127,7 +138,7 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
       const hash = hashing.table(readOrder(s) !== 'stored');
       progress('checking', s.name, done);
       for await (const rows of tapped(target.reader.rows(t, readOrder(s)), hash, (n) => progress('checking', s.name, (done += n)), signal)) void rows;
-      const want = sourceChecks.get(s.name)!;
+      const want = await sourceChecks.get(s.name)!;
       const got = await hash.finish();
       if (got.rows !== want.rows || got.hash !== want.hash) {
         throw new CopyMismatchError(
@@ -148,6 +159,7 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     throw faultOf(e, source, target, to);
   } finally {
     await closeSource().catch(() => undefined);
+    await aside?.close();
     await hashing.close();
   }
 }

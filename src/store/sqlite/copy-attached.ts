@@ -8,16 +8,20 @@
  *
  * The snapshot: the attached file is read inside one transaction of the
  * target's connection, from its first read (the last block) to close(), which
- * commits what was copied. The copy's check reads the source's rows through
- * the same transaction, so it hashes exactly what was copied. The target's
+ * commits what was copied. The copy's check reads the source's rows at that
+ * snapshot: on a thread of its own, whose snapshot is proved the same, while
+ * the target is read back (./copy-check-aside.ts), or else through the same
+ * transaction; either way it hashes exactly what was copied. The target's
  * own columns, numbers included (./order-numbers.ts), come along: both
  * stores number their orders alike, and the numbers name rows of the same file.
  */
 import type Database from 'better-sqlite3';
 import { SchemaVersionError } from '../../errors.js';
-import type { DirectSource } from '../copy/contract.js';
+import type { AsideChecks, DirectSource } from '../copy/contract.js';
 import type { TablePlan } from '../copy/neutral.js';
 import { databasePath } from '../location.js';
+import type { CommittedBlock } from '../store.js';
+import { checkAside } from './copy-check-aside.js';
 import { fromSqlite } from './errors.js';
 import { columnsOf, quoted, sqliteTableReader } from './copy-tables.js';
 import { LAST_BLOCK_SQL, readLastBlock } from './reader.js';
@@ -28,27 +32,37 @@ const SOURCE = 'source';
 /** Reads are sequential and large: through a memory map (as ./copy-source.ts). */
 const MMAP_BYTES = 2 ** 34;
 
-/** Attaches the store in `dataDir` to `db` (the target's connection, outside any transaction) and begins its snapshot. */
-export function attachSqliteSource(db: Database.Database, dataDir: string, targetPath: string): DirectSource {
+/**
+ * Attaches the store in `dataDir` to `db` (the target's connection, outside
+ * any transaction) and begins its snapshot, with a thread that reads the
+ * same snapshot for the check where that can be proved (./copy-check-aside.ts).
+ */
+export async function attachSqliteSource(db: Database.Database, dataDir: string, targetPath: string): Promise<DirectSource> {
   const path = databasePath(dataDir);
   try {
     db.prepare(`ATTACH ? AS ${SOURCE}`).run(path);
   } catch (e) {
     throw fromSqlite(e, path);
   }
+  let aside: AsideChecks | undefined;
   try {
     db.pragma(`${SOURCE}.mmap_size = ${MMAP_BYTES}`);
-    db.exec('BEGIN');
-    // The snapshot starts with the transaction's first read of the file: its last block, which it then holds.
-    const block = readLastBlock(db.prepare(LAST_BLOCK_SQL.replace('FROM last_block', `FROM ${SOURCE}.last_block`)));
     const version = Number(db.pragma(`${SOURCE}.user_version`, { simple: true }));
     if (version !== SCHEMA_VERSION) {
       throw new SchemaVersionError(`${path} is at schema version ${version}, this ledger-query's is ${SCHEMA_VERSION}: open it with ledger-query once to migrate it`);
     }
+    const lastBlock = db.prepare(LAST_BLOCK_SQL.replace('FROM last_block', `FROM ${SOURCE}.last_block`));
+    let block: CommittedBlock | undefined;
+    aside = await checkAside(path, () => {
+      db.exec('BEGIN');
+      // The snapshot starts with the transaction's first read of the file: its last block, which it then holds.
+      block = readLastBlock(lastBlock);
+    }, () => db.exec('ROLLBACK'));
     const reader = sqliteTableReader(db, path, SOURCE);
     return {
       ...reader,
       block,
+      aside,
       copyTable: async (plan) => {
         try {
           copyTable(db, plan);
@@ -65,9 +79,10 @@ export function attachSqliteSource(db: Database.Database, dataDir: string, targe
       },
     };
   } catch (e) {
+    await aside?.close();
     if (db.inTransaction) db.exec('ROLLBACK');
     db.exec(`DETACH ${SOURCE}`);
-    throw e;
+    throw fromSqlite(e, path);
   }
 }
 

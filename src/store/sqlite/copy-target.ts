@@ -72,7 +72,7 @@ class SqliteCopyTarget implements CopyTarget {
   }
 
   /** Another embedded store is read through this connection, and copied table by table inside SQLite (./copy-attached.ts). */
-  directFrom(from: CopyStore): DirectSource | undefined {
+  async directFrom(from: CopyStore): Promise<DirectSource | undefined> {
     return from.kind === 'embedded' ? attachSqliteSource(this.db, from.dataDir, this.path) : undefined;
   }
 

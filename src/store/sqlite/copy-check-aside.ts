@@ -1,0 +1,123 @@
+/**
+ * The source's check of a copy between embedded stores, read on a thread of
+ * its own (./copy-check-thread.ts) while the copy's thread reads the target
+ * back. Its connection must read the snapshot the copy copied: both begin
+ * their read transactions between two reads of the source's WAL-index
+ * headers, which every commit rewrites before a reader can see it
+ * (./reader.ts); equal headers mean that no commit fell between, so both
+ * read the same frames of the WAL. Else both begin again.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { fromWire } from '../../errors.js';
+import type { AsideChecks } from '../copy/contract.js';
+import type { CheckReply, CheckRequest } from './copy-check-protocol.js';
+
+/** Bytes of the two WAL-index header copies at the start of -shm (sqlite.org/walformat.html). */
+const HEADERS_BYTES = 96;
+/** Tries to begin both snapshots between equal headers; a writer commits a few times a second, each try takes a millisecond. */
+const TRIES = 20;
+
+type Check = { rows: number; hash: string };
+
+class CheckThread {
+  private readonly worker: Worker;
+  private next: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  private readonly tables = new Map<string, { resolve: (c: Check) => void; reject: (e: Error) => void }>();
+  private failure: Error | undefined;
+
+  constructor(path: string) {
+    this.worker = new Worker(new URL('./copy-check-thread.js', import.meta.url), { workerData: { path } });
+    this.worker.on('message', (m: CheckReply) => {
+      if (m.kind === 'begun') this.settle();
+      else if (m.kind === 'checked') {
+        this.tables.get(m.table)?.resolve({ rows: m.rows, hash: m.hash });
+        this.tables.delete(m.table);
+      } else this.fail(fromWire(m.error));
+    });
+    this.worker.on('error', (e) => this.fail(e));
+    this.worker.on('exit', () => this.fail(new Error('the source check thread ended')));
+  }
+
+  begin(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.failure !== undefined) return reject(this.failure);
+      this.next = { resolve, reject };
+      this.send({ kind: 'begin' });
+    });
+  }
+
+  start: AsideChecks['start'] = (tables) => {
+    const checks = new Map<string, Promise<Check>>();
+    for (const { shape } of tables) {
+      const check = new Promise<Check>((resolve, reject) => {
+        if (this.failure !== undefined) return reject(this.failure);
+        this.tables.set(shape.name, { resolve, reject });
+      });
+      // Awaited when the target's table is checked; a failure before then is the copy's anyway.
+      check.catch(() => undefined);
+      checks.set(shape.name, check);
+    }
+    this.send({ kind: 'hash', tables: [...tables] });
+    return checks;
+  };
+
+  close = async (): Promise<void> => {
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
+  };
+
+  private send(m: CheckRequest): void {
+    this.worker.postMessage(m);
+  }
+
+  private settle(): void {
+    this.next?.resolve();
+    this.next = undefined;
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    this.next?.reject(this.failure);
+    this.next = undefined;
+    for (const t of this.tables.values()) t.reject(this.failure);
+    this.tables.clear();
+  }
+}
+
+/**
+ * A check thread on `path` whose snapshot is the one `begin` starts (the
+ * copy's own connection's), or undefined if no try saw the headers still:
+ * then `begin` has begun the copy's snapshot, and the check reads it itself.
+ */
+export async function checkAside(path: string, begin: () => void, rollback: () => void): Promise<AsideChecks | undefined> {
+  let shm: number;
+  try {
+    shm = openSync(`${path}-shm`, 'r');
+  } catch {
+    // No WAL index (not in WAL mode): nothing proves two snapshots the same.
+    begin();
+    return undefined;
+  }
+  const thread = new CheckThread(path);
+  try {
+    const before = Buffer.alloc(HEADERS_BYTES);
+    const after = Buffer.alloc(HEADERS_BYTES);
+    for (let i = 0; i < TRIES; i++) {
+      const read = (into: Buffer) => readSync(shm, into, 0, HEADERS_BYTES, 0) === HEADERS_BYTES;
+      if (!read(before)) break;
+      begin();
+      await thread.begin();
+      if (read(after) && after.equals(before)) return thread;
+      rollback();
+    }
+    await thread.close();
+    begin();
+    return undefined;
+  } catch (e) {
+    await thread.close();
+    throw e;
+  } finally {
+    closeSync(shm);
+  }
+}

@@ -23,14 +23,12 @@ import { databasePath } from '../location.js';
 import type { CommittedBlock } from '../store.js';
 import { checkAside } from './copy-check-aside.js';
 import { fromSqlite } from './errors.js';
-import { columnsOf, quoted, sqliteTableReader } from './copy-tables.js';
+import { columnsOf, quoted, SOURCE_MMAP_BYTES, sqliteTableReader } from './copy-tables.js';
 import { LAST_BLOCK_SQL, readLastBlock } from './reader.js';
 import { SCHEMA_VERSION } from './schema.js';
 
 /** The attached source's name in the target's connection. */
 const SOURCE = 'source';
-/** Reads are sequential and large: through a memory map (as ./copy-source.ts). */
-const MMAP_BYTES = 2 ** 34;
 
 /**
  * Attaches the store in `dataDir` to `db` (the target's connection, outside
@@ -46,7 +44,7 @@ export async function attachSqliteSource(db: Database.Database, dataDir: string,
   }
   let aside: AsideChecks | undefined;
   try {
-    db.pragma(`${SOURCE}.mmap_size = ${MMAP_BYTES}`);
+    db.pragma(`${SOURCE}.mmap_size = ${SOURCE_MMAP_BYTES}`);
     const version = Number(db.pragma(`${SOURCE}.user_version`, { simple: true }));
     if (version !== SCHEMA_VERSION) {
       throw new SchemaVersionError(`${path} is at schema version ${version}, this ledger-query's is ${SCHEMA_VERSION}: open it with ledger-query once to migrate it`);

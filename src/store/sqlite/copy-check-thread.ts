@@ -8,19 +8,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../../errors.js';
 import { TableHash } from '../copy/table-hash.js';
 import type { CheckReply, CheckRequest } from './copy-check-protocol.js';
-import { sqliteRows } from './copy-tables.js';
+import { SOURCE_MMAP_BYTES, sqliteRows } from './copy-tables.js';
 import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
 import { LAST_BLOCK_SQL } from './reader.js';
 
-/** Reads are sequential and large: through a memory map (as ./copy-source.ts). */
-const MMAP_BYTES = 2 ** 34;
 
 const port = parentPort!;
 const { path } = workerData as { path: string };
 const reply = (m: CheckReply) => port.postMessage(m);
 const db = openDatabase({ path, readOnly: true });
-db.pragma(`mmap_size = ${MMAP_BYTES}`);
+db.pragma(`mmap_size = ${SOURCE_MMAP_BYTES}`);
 const lastBlock = db.prepare(LAST_BLOCK_SQL);
 
 async function hash(tables: Extract<CheckRequest, { kind: 'hash' }>['tables']): Promise<void> {

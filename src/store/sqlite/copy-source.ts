@@ -11,11 +11,9 @@ import type { CopySource } from '../copy/contract.js';
 import { refuseIncompleteEmbedded } from '../incomplete.js';
 import { databasePath } from '../location.js';
 import { openDatabase } from './database.js';
-import { sqliteTableReader } from './copy-tables.js';
+import { SOURCE_MMAP_BYTES, sqliteTableReader } from './copy-tables.js';
 import { LAST_BLOCK_SQL, readLastBlock } from './store.js';
 
-/** Reads are sequential and large: through a memory map rather than a small cache. */
-const MMAP_BYTES = 2 ** 34;
 
 export function openSqliteCopySource(dataDir: string): CopySource {
   refuseIncompleteEmbedded(dataDir);
@@ -23,7 +21,7 @@ export function openSqliteCopySource(dataDir: string): CopySource {
   if (!existsSync(path)) throw new StoreNotFoundError(`no ledger-query store in ${dataDir} to copy`);
   const db = openDatabase({ path, readOnly: true });
   try {
-    db.pragma(`mmap_size = ${MMAP_BYTES}`);
+    db.pragma(`mmap_size = ${SOURCE_MMAP_BYTES}`);
     // The snapshot starts with the transaction's first read: the last block, which it then holds.
     db.exec('BEGIN');
     const block = readLastBlock(db.prepare(LAST_BLOCK_SQL));

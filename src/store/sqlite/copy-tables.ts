@@ -21,6 +21,9 @@ const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: '
  */
 export const NUMBERED_HERE: ReadonlyMap<string, string> = new Map([['orders_current', 'no'], ['orders_history', 'order_no']]);
 
+/** A copy's source is read sequentially and in bulk: through a memory map rather than a small cache. */
+export const SOURCE_MMAP_BYTES = 2 ** 34;
+
 /** Rows per batch: a few MB. */
 const BATCH_ROWS = 8192;
 

@@ -3,18 +3,16 @@
  * its own (./copy-check-thread.ts) while the copy's thread reads the target
  * back. Its connection must read the snapshot the copy copied: both begin
  * their read transactions between two reads of the source's WAL-index
- * headers, which every commit rewrites before a reader can see it
- * (./reader.ts); equal headers mean that no commit fell between, so both
+ * headers (./wal-index.ts); equal headers mean that no commit fell between, so both
  * read the same frames of the WAL. Else both begin again.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { fromWire } from '../../errors.js';
 import type { AsideChecks } from '../copy/contract.js';
 import type { CheckReply, CheckRequest } from './copy-check-protocol.js';
+import { openShm, readWalIndexHeaders, WAL_INDEX_HEADERS_BYTES } from './wal-index.js';
 
-/** Bytes of the two WAL-index header copies at the start of -shm (sqlite.org/walformat.html). */
-const HEADERS_BYTES = 96;
 /** Tries to begin both snapshots between equal headers; a writer commits a few times a second, each try takes a millisecond. */
 const TRIES = 20;
 
@@ -91,24 +89,21 @@ class CheckThread {
  * then `begin` has begun the copy's snapshot, and the check reads it itself.
  */
 export async function checkAside(path: string, begin: () => void, rollback: () => void): Promise<AsideChecks | undefined> {
-  let shm: number;
-  try {
-    shm = openSync(`${path}-shm`, 'r');
-  } catch {
+  const shm = openShm(path);
+  if (shm === null) {
     // No WAL index (not in WAL mode): nothing proves two snapshots the same.
     begin();
     return undefined;
   }
   const thread = new CheckThread(path);
   try {
-    const before = Buffer.alloc(HEADERS_BYTES);
-    const after = Buffer.alloc(HEADERS_BYTES);
+    const before = Buffer.alloc(WAL_INDEX_HEADERS_BYTES);
+    const after = Buffer.alloc(WAL_INDEX_HEADERS_BYTES);
     for (let i = 0; i < TRIES; i++) {
-      const read = (into: Buffer) => readSync(shm, into, 0, HEADERS_BYTES, 0) === HEADERS_BYTES;
-      if (!read(before)) break;
+      if (!readWalIndexHeaders(shm, before)) break;
       begin();
       await thread.begin();
-      if (read(after) && after.equals(before)) return thread;
+      if (readWalIndexHeaders(shm, after) && after.equals(before)) return thread;
       rollback();
     }
     await thread.close();

@@ -13,11 +13,12 @@
  * ever prepared, kept or dropped. A store with the usual few hundred
  * statements never reaches it.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { BoundedMap, stringBytes } from '../../bounded-map.js';
 import { expandSql } from '../page-sql.js';
 import { fromU64 } from '../rows.js';
+import { openShm, readWalIndexHeaders, WAL_INDEX_HEADERS_BYTES } from './wal-index.js';
 import type { CommittedBlock } from '../store.js';
 import { openDatabase, type OpenDatabaseOptions } from './database.js';
 import { SQLITE } from './dialect.js';
@@ -44,12 +45,6 @@ export function readLastBlock(statement: Database.Statement): CommittedBlock | u
   return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
 }
 
-/**
- * Bytes at the start of a WAL database's -shm file: the two copies of the
- * WAL-index header (sqlite.org/walformat.html), which every commit rewrites
- * (its frame count, change counter and checksums) before any reader can see it.
- */
-const WAL_INDEX_HEADERS_BYTES = 96;
 
 export class ReaderConnection {
   private db: Database.Database;
@@ -117,7 +112,7 @@ export class ReaderConnection {
   lastBlock(): CommittedBlock | undefined {
     // In a transaction the block is its snapshot's, which may be older than the headers say.
     if (this.db.inTransaction) return readLastBlock(this.lastBlockStatement);
-    if (this.shm === null || readSync(this.shm, this.headers, 0, WAL_INDEX_HEADERS_BYTES, 0) !== WAL_INDEX_HEADERS_BYTES) {
+    if (this.shm === null || !readWalIndexHeaders(this.shm, this.headers)) {
       return readLastBlock(this.lastBlockStatement);
     }
     if (this.known !== null && this.headers.equals(this.knownHeaders)) return this.known;
@@ -159,11 +154,3 @@ export class ReaderConnection {
   }
 }
 
-/** The -shm file of the database at `path`, open for reading; null if there is none. */
-function openShm(path: string): number | null {
-  try {
-    return openSync(`${path}-shm`, 'r');
-  } catch {
-    return null;
-  }
-}

@@ -28,6 +28,9 @@ export const KEPT_FOR_PRUNING: ReadonlyMap<string, string> = new Map([['orders_c
 /** The resting rows: read and written as part of kept history (../copy/neutral.ts KEPT_HISTORY), not a table of their own. */
 export const RESTING = 'orders_history_resting';
 
+/** The oldest kept block's height, as the view orders_history_kept reads it. */
+const PRUNED_BELOW = '(SELECT pruned_below FROM retention WHERE only_row = 1)';
+
 /** Where a logical table's rows are read from: kept history through the view readers see it by. */
 const readFrom = (table: TableShape) => quoted(table.name === KEPT_HISTORY ? 'orders_history_kept' : table.name);
 
@@ -98,32 +101,57 @@ function decoderOf(type: string): FieldDecoder<NonNullable<NeutralValue>> {
 }
 
 /**
- * A table's rows, `table`'s columns in its order, in `order`, in batches.
- * Text keys are ordered byte by byte (COLLATE "C"), as SQLite orders them,
- * so that both backends read a table in one order; 'stored' is a sequential
- * scan, with no sort.
+ * The statements that read a table's rows, `table`'s columns in its order,
+ * in `order`, one after another. Text keys are ordered byte by byte
+ * (COLLATE "C"), as SQLite orders them, so that both backends read a table
+ * in one order; 'stored' is a sequential scan, with no sort. Kept history in key order is two reads, each along
+ * its tables' keys: the resting rows, which are all below the oldest kept
+ * block (pruning moves a row there in the transaction that moves the oldest
+ * kept block past it), then the partitions' rows from that block on.
  */
-export async function* postgresRows(client: pg.ClientBase, table: TableShape, order: ReadOrder): RowBatches {
+export function postgresReadQueries(table: TableShape, order: ReadOrder): string[] {
   const select = table.columns.map((c) => (c.kind === 'u64' ? `${quoted(c.name)}::text` : quoted(c.name))).join(', ');
   const orderBy = order === 'stored' ? '' : ` ORDER BY ${order.map((k) => {
     const column = table.columns.find((c) => c.name === k);
     // Qualified: a bare name would be the output column, NUMERIC cast to text, and order as text.
     return column?.kind === 'text' ? `r.${quoted(k)} COLLATE "C"` : `r.${quoted(k)}`;
   }).join(', ')}`;
+  return table.name === KEPT_HISTORY && order !== 'stored'
+    ? [`SELECT ${select} FROM ${quoted(RESTING)} AS r${orderBy}`, `SELECT ${select} FROM orders_history AS r WHERE r.height >= ${PRUNED_BELOW}${orderBy}`]
+    : [`SELECT ${select} FROM ${readFrom(table)} AS r${orderBy}`];
+}
+
+/** A table's rows, `table`'s columns in its order, in `order` (postgresReadQueries), in batches. */
+export async function* postgresRows(client: pg.ClientBase, table: TableShape, order: ReadOrder): RowBatches {
   const decoders = table.columns.map((c) => decoderOf(c.type));
-  const stream = client.query(copyTo(`COPY (SELECT ${select} FROM ${readFrom(table)} AS r${orderBy}) TO STDOUT (FORMAT binary)`));
-  const reader = new BinaryCopyReader(decoders.length);
+  const queries = postgresReadQueries(table, order);
+  const heightAt = table.columns.findIndex((c) => c.name === 'height');
   let batch: NeutralRow[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    for (const row of reader.decode(chunk, decoders)) {
-      batch.push(row);
-      if (batch.length >= BATCH_ROWS) {
-        yield batch;
-        batch = [];
+  let last: NeutralRow | undefined;
+  // Along the partitions' keys, index scans stream at the copy's pace; a sort takes a core and temporary files first.
+  if (queries.length > 1) await client.query('SET enable_sort = off');
+  for (const [i, query] of queries.entries()) {
+    const stream = client.query(copyTo(`COPY (${query}) TO STDOUT (FORMAT binary)`));
+    const reader = new BinaryCopyReader(decoders.length);
+    const below = i > 0 ? last : undefined;
+    let first = below !== undefined;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      for (const row of reader.decode(chunk, decoders)) {
+        if (first && BigInt(row[heightAt] as number | bigint) <= BigInt(below![heightAt] as number | bigint)) {
+          throw new InternalError(`${KEPT_HISTORY}: a resting row is not below the oldest kept block, so the two reads are not in key order`);
+        }
+        first = false;
+        batch.push(row);
+        if (batch.length >= BATCH_ROWS) {
+          yield batch;
+          batch = [];
+        }
+        last = row;
       }
     }
+    reader.end();
   }
-  reader.end();
+  if (queries.length > 1) await client.query('RESET enable_sort');
   if (batch.length > 0) yield batch;
 }
 

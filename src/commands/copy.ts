@@ -23,7 +23,7 @@ export async function copyCommand(args: string[]): Promise<void> {
   const started = process.hrtime.bigint();
   let result;
   try {
-    result = await copyStore(from, to, { signal, onProgress: (p) => report.update(p) });
+    result = await copyStore(from, to, { signal, maxRowsPerSecond: config.values['max-rate'], onProgress: (p) => report.update(p) });
   } finally {
     report.end();
     release();

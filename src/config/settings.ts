@@ -74,6 +74,10 @@ const COPY = {
     placeholder: 'STORE', commands: ['copy'], parse: copyStore, secret: true,
     help: 'the new store: a folder without a store in it, or a postgres:// URL of a database without our tables',
   }),
+  'max-rate': optional({
+    placeholder: 'ROWS', commands: ['copy'], fileKind: 'number', parse: positiveInteger,
+    help: 'at most this many rows a second, read and checked, so that the source\'s server keeps its cores (README "Copying a store")',
+  }),
 };
 
 /** pino's levels. */

@@ -1,8 +1,10 @@
 /** Shared setup of the store tests: temporary database files and hand-built blocks. */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyBlock, type Block } from '../../src/domain/block.js';
+import { STATUS } from '../../src/domain/enums.js';
 import type { Order } from '../../src/domain/order.js';
 import { encodeOrder } from '../../src/wire/order-message.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
@@ -30,6 +32,23 @@ export function block(height: number, fill: Partial<Omit<Block, 'height' | 'time
   const h = BigInt(height);
   const orderMessages = (fill.orders ?? []).map(encodeOrder);
   return { ...emptyBlock(h, blockTime(h), `hash-${height}`, 'test-chain'), orderMessages, ...fill };
+}
+
+/**
+ * Blocks 1..`count` a second apart: each places `perBlock` orders (ids of
+ * hashes, as the network's) and fills those of the block before, so that a
+ * window of a few blocks forgets the first orders, their numbers with them.
+ */
+export function placedThenFilled(count: number, perBlock: number): Block[] {
+  const id = (n: number) => createHash('sha256').update(`order ${n}`).digest('hex');
+  return Array.from({ length: count }, (_, b) => {
+    const placed = Array.from({ length: perBlock }, (_, i) => order(b * perBlock + i, { id: id(b * perBlock + i) }));
+    const filled = b === 0 ? [] : Array.from({ length: perBlock }, (_, i) => {
+      const n = (b - 1) * perBlock + i;
+      return order(n, { id: id(n), version: 2n, status: STATUS.FILLED, remaining: 0n });
+    });
+    return block(b + 1, { orders: [...filled, ...placed] });
+  });
 }
 
 /** A folder that disappears after the test, and the database path inside it. */

@@ -15,6 +15,7 @@ import type { CommittedBlock } from '../store.js';
 import type { AsideChecks, CopySource, CopyTarget, DirectSource, ReadOrder, RowBatches } from './contract.js';
 import { KEPT_HISTORY, planTables, type NeutralRow, type TableShape } from './neutral.js';
 import { openCopySource, openCopyTarget, type CopyStore } from './open-copy.js';
+import { Pace } from './pace.js';
 import { HashThread, type TableCheck, type TableHash } from './table-hash.js';
 
 /** Where a copy is: loading rows (table by table), building what follows the rows, or checking. */
@@ -29,6 +30,8 @@ export interface CopyProgress {
 
 export interface CopyOptions {
   signal?: AbortSignal | undefined;
+  /** At most this many rows a second in each phase (./pace.ts); the copy then reads every table in batches, never as a direct source. */
+  maxRowsPerSecond?: number | undefined;
   onProgress?: ((p: CopyProgress) => void) | undefined;
 }
 
@@ -43,15 +46,25 @@ export interface CopyResult {
 
 export const describeStore = (s: CopyStore): string => (s.kind === 'postgres' ? s.url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@') : s.dataDir);
 
-/** Passes `batches` on, hashing each row and saying how far it got; stops between batches once `signal` aborts. */
-async function* tapped(batches: RowBatches, hash: TableHash, onRows: (n: number) => void, signal: AbortSignal | undefined): RowBatches {
-  for await (const rows of batches) {
-    if (signal?.aborted) throw new AbortError('stopped on request');
-    for (const row of rows) hash.add(row);
-    onRows(rows.length);
-    await hash.ready();
-    // The target may convert values in place: the hash has read them first.
-    yield rows as NeutralRow[];
+/**
+ * Passes `batches` on, hashing each row and saying how far it got; stops
+ * between batches once `signal` aborts. At a pace, in slices of its
+ * `sliceRows` with a wait after each that got ahead: work in short bursts
+ * leaves the source's server its cores more evenly than a batch at a time.
+ */
+async function* tapped(batches: RowBatches, hash: TableHash, onRows: (n: number) => void, signal: AbortSignal | undefined, pace: Pace | undefined): RowBatches {
+  for await (const batch of batches) {
+    const slice = pace?.sliceRows ?? batch.length;
+    for (let at = 0; at < batch.length; at += slice) {
+      if (signal?.aborted) throw new AbortError('stopped on request');
+      const rows = slice >= batch.length ? batch : batch.slice(at, at + slice);
+      for (const row of rows) hash.add(row);
+      onRows(rows.length);
+      await hash.ready();
+      // The target may convert values in place: the hash has read them first.
+      yield rows as NeutralRow[];
+      await pace?.took(rows.length, signal);
+    }
   }
 }
 
@@ -82,7 +95,9 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
   try {
     if (signal?.aborted) throw new AbortError('stopped on request');
     target = await openCopyTarget(to, describeStore(from));
-    direct = await target.directFrom?.(from);
+    const paceOf = () => (options.maxRowsPerSecond === undefined ? undefined : new Pace(options.maxRowsPerSecond));
+    // A direct source copies each table in one statement, which nothing can pace.
+    if (options.maxRowsPerSecond === undefined) direct = await target.directFrom?.(from);
     if (direct !== undefined) {
       // The target reads the source itself, at a snapshot of its own: the check must read that one.
       await closeSource();
@@ -100,6 +115,7 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     let started = process.hrtime.bigint();
     let done = 0;
     const sourceChecks = new Map<string, TableCheck | Promise<TableCheck>>();
+    let pace = paceOf();
     // The source's checks read on their own thread, beside the target's read back, where they can be.
     const checkedAside = aside?.start(plans.map((p) => ({ shape: p.source, order: readOrder(p.source) })));
     for (const plan of plans) {
@@ -113,7 +129,7 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
         continue;
       }
       const hash = hashing.table(readOrder(s) !== 'stored');
-      const rows = tapped(source.rows(s, readOrder(s)), hash, (n) => progress('rows', s.name, (done += n)), signal);
+      const rows = tapped(source.rows(s, readOrder(s)), hash, (n) => progress('rows', s.name, (done += n)), signal, pace);
       if (direct === undefined) await target.load(t, rows);
       else {
         await direct.copyTable(plan);
@@ -133,11 +149,12 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
 
     started = process.hrtime.bigint();
     done = 0;
+    pace = paceOf();
     const tables: CopyResult['tables'] = [];
     for (const { source: s, target: t } of plans) {
       const hash = hashing.table(readOrder(s) !== 'stored');
       progress('checking', s.name, done);
-      for await (const rows of tapped(target.reader.rows(t, readOrder(s)), hash, (n) => progress('checking', s.name, (done += n)), signal)) void rows;
+      for await (const rows of tapped(target.reader.rows(t, readOrder(s)), hash, (n) => progress('checking', s.name, (done += n)), signal, pace)) void rows;
       const want = await sourceChecks.get(s.name)!;
       const got = await hash.finish();
       if (got.rows !== want.rows || got.hash !== want.hash) {

@@ -5,32 +5,18 @@
  * A pruned store's numbers start past 1, so the two ways tell apart.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { STATUS } from '../../../src/domain/enums.js';
 import { copyStore } from '../../../src/store/copy/copy-store.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { SqlitePruner } from '../../../src/store/sqlite/pruner.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
-import { block, order } from '../helpers.js';
+import { placedThenFilled } from '../helpers.js';
 
-const id = (n: number) => createHash('sha256').update(`order ${n}`).digest('hex');
 const BLOCKS = 40;
-const PER_BLOCK = 10;
-
-/** Each block places PER_BLOCK orders and fills those of the block before. */
-const blocks = () => Array.from({ length: BLOCKS }, (_, b) => {
-  const placed = Array.from({ length: PER_BLOCK }, (_, i) => order(b * PER_BLOCK + i, { id: id(b * PER_BLOCK + i) }));
-  const filled = b === 0 ? [] : Array.from({ length: PER_BLOCK }, (_, i) => {
-    const n = (b - 1) * PER_BLOCK + i;
-    return order(n, { id: id(n), version: 2n, status: STATUS.FILLED, remaining: 0n });
-  });
-  return block(b + 1, { orders: [...filled, ...placed] });
-});
 
 test('a copy between embedded stores keeps every column, order numbers included', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'lq-copy-direct-'));
@@ -39,7 +25,7 @@ test('a copy between embedded stores keeps every column, order numbers included'
   const to = join(dir, 'to');
   mkdirSync(from);
   const writer = await SqliteWriter.open(join(from, 'ledger.db'));
-  await writeBlocks(writer, blocks());
+  await writeBlocks(writer, placedThenFilled(BLOCKS, 10));
   await writer.close();
   // A window of 30 blocks' time: the orders of the first blocks are forgotten, and their numbers with them.
   const source = openDatabase({ path: join(from, 'ledger.db') });

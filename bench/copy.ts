@@ -7,7 +7,8 @@
  * backend, a 10M-order store in under 5 minutes, p99 within 1.5x).
  *
  * Usage: npm run bench:copy [-- --sizes 1m,10m] [--database-url postgres://...] [--page-seconds 60] [--pages-only]
- *   [--base DIR/dist/src/cli.js] [--directions e2p,e2e,p2p,p2e]
+ *   [--base DIR/dist/src/cli.js] [--directions e2p,e2e,p2p,p2e] [--max-rate ROWS]
+ * --max-rate: the copies beside the pages are paced (copy --max-rate).
  * --base: another commit's build, whose copy runs just before this one's in
  * each direction: before and after side by side, under the same load.
  * --page-seconds 0 leaves the pages out.
@@ -115,7 +116,7 @@ async function freshDatabase(serverUrl: string, name: string): Promise<string> {
  * again while a copy to `target` runs (started first), which is then stopped
  * (Ctrl-C's way): the pages are measured, not the copy.
  */
-async function pagesBeside(source: string[], seconds: number, from: string, target: string): Promise<{ alone: Measure; copying: Measure }> {
+async function pagesBeside(source: string[], seconds: number, from: string, target: string, pace: string[]): Promise<{ alone: Measure; copying: Measure }> {
   const server = await startProcess([CLI, 'serve', '--no-ingest', '--workers', '1', '--answer-cache-mb', '0', '--port', '0', ...source], ORDERS);
   try {
     const first = JSON.parse(execFileSync('curl', ['-s', `${server.url}${ORDERS}?pagination.first=1&filter.statuses=STATUS_ACTIVE`], { encoding: 'utf8' })) as {
@@ -128,7 +129,7 @@ async function pagesBeside(source: string[], seconds: number, from: string, targ
       `${ORDERS}?pagination.last=50&filter.liveOnly=true`,
     ];
     const alone = await wrk(server.url, paths, { ...LOAD, seconds });
-    const copy = spawn(process.execPath, [CLI, 'copy', '--from', from, '--to', target], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const copy = spawn(process.execPath, [CLI, 'copy', '--from', from, '--to', target, ...pace], { stdio: ['ignore', 'ignore', 'pipe'] });
     const exited = new Promise((resolve) => copy.once('exit', resolve));
     // Measured once the copy has opened both stores and is moving rows: its first log line.
     await new Promise((resolve) => copy.stderr.once('data', resolve));
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
       sizes: { type: 'string', default: '1m' }, 'database-url': { type: 'string' }, 'page-seconds': { type: 'string', default: '60' },
       // The source's pages only (the PostgreSQL source is the database copies left, or a copy made for them).
       'pages-only': { type: 'boolean', default: false },
-      base: { type: 'string' }, directions: { type: 'string', default: 'e2p,e2e,p2p,p2e' },
+      base: { type: 'string' }, directions: { type: 'string', default: 'e2p,e2e,p2p,p2e' }, 'max-rate': { type: 'string' },
     },
   });
   let serverUrl = values['database-url'];
@@ -212,7 +213,8 @@ async function main(): Promise<void> {
         ['PostgreSQL -> embedded', ['--database-url', p1], p1, e2],
       ] as [string, string[], string, string][]) {
         log(`${size}: pages of the source beside ${direction}`);
-        const { alone, copying } = await pagesBeside(source, seconds, from, target);
+        const pace = values['max-rate'] === undefined ? [] : ['--max-rate', values['max-rate']];
+        const { alone, copying } = await pagesBeside(source, seconds, from, target, pace);
         pages.push(`| ${size} | ${direction} | ${alone.p99.toFixed(1)} | ${copying.p99.toFixed(1)} | ${(copying.p99 / alone.p99).toFixed(2)} | ${alone.rate.toFixed(0)} | ${copying.rate.toFixed(0)} |`);
         rmSync(e2, { recursive: true, force: true });
       }
@@ -227,7 +229,7 @@ async function main(): Promise<void> {
         '|---|---|---|---|---|---|---|---|---|',
         ...results.map((r) => `| ${r.direction} | ${r.build} | ${r.rows.toLocaleString('en-US')} | ${r.wallSeconds.toFixed(1)} | ${Math.round(r.orderRows / r.wallSeconds).toLocaleString('en-US')} | ${Math.round(r.rows / r.loadSeconds).toLocaleString('en-US')} | ${r.cpuSeconds.toFixed(1)} | ${r.peakRssMb.toFixed(0)} | ${r.loadAverage} |`),
         '',
-        `Source pages under wrk (${LOAD.connections} connections, answer cache off), ${seconds} s each:`,
+        `Source pages under wrk (${LOAD.connections} connections, answer cache off), ${seconds} s each${values['max-rate'] === undefined ? '' : `, the copy at --max-rate ${values['max-rate']}`}:`,
         '',
         '| size | copy | p99 ms alone | p99 ms beside the copy | ratio | req/s alone | req/s beside |',
         '|---|---|---|---|---|---|---|',

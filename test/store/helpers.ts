@@ -34,13 +34,16 @@ export function block(height: number, fill: Partial<Omit<Block, 'height' | 'time
   return { ...emptyBlock(h, blockTime(h), `hash-${height}`, 'test-chain'), orderMessages, ...fill };
 }
 
+/** The id of placedThenFilled's order `n`: a hash, as the network's ids are, in no order. */
+export const hashedId = (n: number) => createHash('sha256').update(`order ${n}`).digest('hex');
+
 /**
  * Blocks 1..`count` a second apart: each places `perBlock` orders (ids of
  * hashes, as the network's) and fills those of the block before, so that a
  * window of a few blocks forgets the first orders, their numbers with them.
  */
 export function placedThenFilled(count: number, perBlock: number): Block[] {
-  const id = (n: number) => createHash('sha256').update(`order ${n}`).digest('hex');
+  const id = hashedId;
   return Array.from({ length: count }, (_, b) => {
     const placed = Array.from({ length: perBlock }, (_, i) => order(b * perBlock + i, { id: id(b * perBlock + i) }));
     const filled = b === 0 ? [] : Array.from({ length: perBlock }, (_, i) => {

@@ -8,11 +8,9 @@
  * rewrote every page of it.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
-import { STATUS } from '../../../src/domain/enums.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { orderNumbers } from '../../../src/store/sqlite/order-numbers.js';
@@ -20,25 +18,13 @@ import { SqlitePruner } from '../../../src/store/sqlite/pruner.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { MigrationError } from '../../../src/errors.js';
 import { sqliteToVersion8 } from '../../support/previous-schema.js';
-import { block, order, tempDatabase } from '../helpers.js';
-
-/** Ids as the network's: hashes, in no order. */
-const id = (n: number) => createHash('sha256').update(`order ${n}`).digest('hex');
+import { hashedId as id, placedThenFilled, tempDatabase } from '../helpers.js';
 
 const BLOCKS = 400;
 const PER_BLOCK = 20;
 
-/** Each block places PER_BLOCK orders and fills those of the block before: two versions each. */
-function blocks() {
-  return Array.from({ length: BLOCKS }, (_, b) => {
-    const placed = Array.from({ length: PER_BLOCK }, (_, i) => order(b * PER_BLOCK + i, { id: id(b * PER_BLOCK + i) }));
-    const filled = b === 0 ? [] : Array.from({ length: PER_BLOCK }, (_, i) => {
-      const n = (b - 1) * PER_BLOCK + i;
-      return order(n, { id: id(n), version: 2n, status: STATUS.FILLED, remaining: 0n });
-    });
-    return block(b + 1, { orders: [...filled, ...placed] });
-  });
-}
+/** Each block places PER_BLOCK orders (ids of hashes, in no order) and fills those of the block before: two versions each. */
+const blocks = () => placedThenFilled(BLOCKS, PER_BLOCK);
 
 /** The page number of each frame in a WAL file (its 32-byte header, then frames of a 24-byte header and a page). */
 function walPages(path: string): number[] {

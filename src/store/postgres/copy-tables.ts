@@ -104,10 +104,11 @@ function decoderOf(type: string): FieldDecoder<NonNullable<NeutralValue>> {
  * The statements that read a table's rows, `table`'s columns in its order,
  * in `order`, one after another. Text keys are ordered byte by byte
  * (COLLATE "C"), as SQLite orders them, so that both backends read a table
- * in one order; 'stored' is a sequential scan, with no sort. Kept history in key order is two reads, each along
- * its tables' keys: the resting rows, which are all below the oldest kept
- * block (pruning moves a row there in the transaction that moves the oldest
- * kept block past it), then the partitions' rows from that block on.
+ * in one order; 'stored' is a sequential scan, with no sort. Kept history
+ * in key order is two reads, each along its tables' keys: the resting rows,
+ * which are all below the oldest kept block (pruning moves a row there in
+ * the transaction that moves the oldest kept block past it), then the
+ * partitions' rows from that block on.
  */
 export function postgresReadQueries(table: TableShape, order: ReadOrder): string[] {
   const select = table.columns.map((c) => (c.kind === 'u64' ? `${quoted(c.name)}::text` : quoted(c.name))).join(', ');
@@ -128,7 +129,7 @@ export async function* postgresRows(client: pg.ClientBase, table: TableShape, or
   const heightAt = table.columns.findIndex((c) => c.name === 'height');
   let batch: NeutralRow[] = [];
   let last: NeutralRow | undefined;
-  // Along the partitions' keys, index scans stream at the copy's pace; a sort takes a core and temporary files first.
+  // Along the partitions' keys, index scans stream as fast as the copy takes rows; a sort takes a core and temporary files first.
   if (queries.length > 1) await client.query('SET enable_sort = off');
   for (const [i, query] of queries.entries()) {
     const stream = client.query(copyTo(`COPY (${query}) TO STDOUT (FORMAT binary)`));

@@ -37,7 +37,12 @@ for (const { name, pageno } of db.prepare('SELECT name, pageno FROM dbstat').ite
 const leaves = new Map((db.prepare("SELECT name, count(*) AS n FROM dbstat WHERE pagetype = 'leaf' GROUP BY name").all() as { name: string; n: number }[])
   .map((r) => [r.name, r.n]));
 const byTree = new Map<string, number>();
-for (const commit of commits) for (const p of commit) byTree.set(owner.get(p) ?? '(free)', (byTree.get(owner.get(p) ?? '(free)') ?? 0) + 1);
+for (const commit of commits) {
+  for (const page of commit) {
+    const tree = owner.get(page) ?? '(free)';
+    byTree.set(tree, (byTree.get(tree) ?? 0) + 1);
+  }
+}
 const orders = db.prepare('SELECT count(*) FROM orders_current').pluck().get() as number;
 db.close();
 const n = commits.length;

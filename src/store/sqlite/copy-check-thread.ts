@@ -13,7 +13,6 @@ import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
 import { LAST_BLOCK_SQL } from './reader.js';
 
-
 const port = parentPort!;
 const { path } = workerData as { path: string };
 const reply = (m: CheckReply) => port.postMessage(m);

@@ -14,7 +14,6 @@ import { openDatabase } from './database.js';
 import { SOURCE_MMAP_BYTES, sqliteTableReader } from './copy-tables.js';
 import { LAST_BLOCK_SQL, readLastBlock } from './store.js';
 
-
 export function openSqliteCopySource(dataDir: string): CopySource {
   refuseIncompleteEmbedded(dataDir);
   const path = databasePath(dataDir);

@@ -21,7 +21,12 @@ const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: '
  */
 export const NUMBERED_HERE: ReadonlyMap<string, string> = new Map([['orders_current', 'no'], ['orders_history', 'order_no']]);
 
-/** A copy's source is read sequentially and in bulk: through a memory map rather than a small cache. */
+/**
+ * A copy's source is read sequentially and in bulk: through a memory map
+ * rather than a small cache, as much of the file as SQLite maps (this build
+ * of better-sqlite3 maps at most 2 GB, SQLITE_MAX_MMAP_SIZE, whatever is
+ * asked; beyond it pages are read as usual).
+ */
 export const SOURCE_MMAP_BYTES = 2 ** 34;
 
 /** Rows per batch: a few MB. */

@@ -45,7 +45,6 @@ export function readLastBlock(statement: Database.Statement): CommittedBlock | u
   return row && { height: fromU64(row.height), time: row.time, chainId: row.chain_id, hash: row.hash };
 }
 
-
 export class ReaderConnection {
   private db: Database.Database;
   private statements: BoundedMap<string, Database.Statement>;
@@ -153,4 +152,3 @@ export class ReaderConnection {
     this.prepareFixed();
   }
 }
-

@@ -33,11 +33,11 @@ export function historyRowOf(values: readonly unknown[]): HistoryRow {
 const idBytes = (id: string) => Buffer.from(id, 'hex');
 
 /** The current state of one order, as the list prints it. */
-export function currentOrderStatement(id: string): Statement {
+export function currentOrderStatement(dialect: SqlDialect, id: string): Statement {
   return {
     sql:
       `SELECT ${ORDER_JSON_STANDIN} AS json FROM orders_current AS o ` +
-      'JOIN markets AS m ON m.no = o.market_no JOIN parties AS p ON p.no = o.party_no WHERE o.id_bytes = ?',
+      `JOIN markets AS m ON m.no = o.market_no JOIN parties AS p ON p.no = o.party_no WHERE ${dialect.currentOfId}`,
     params: [idBytes(id)],
   };
 }

@@ -31,4 +31,10 @@ export interface SqlDialect {
    * embedded store by the order's number (./sqlite/order-numbers.ts).
    */
   historyOrder: { column: string; ofId: string };
+  /**
+   * The condition on orders_current AS o that finds the order whose id bytes
+   * are the statement's parameter: PostgreSQL's index by id, or the embedded
+   * store's id levels (./sqlite/order-ids.ts).
+   */
+  currentOfId: string;
 }

@@ -1,6 +1,6 @@
 /** Shared setup of the store tests: temporary database files and hand-built blocks. */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyBlock, type Block } from '../../src/domain/block.js';
@@ -52,6 +52,15 @@ export function placedThenFilled(count: number, perBlock: number): Block[] {
     });
     return block(b + 1, { orders: [...filled, ...placed] });
   });
+}
+
+/** The page number of each frame in a database's WAL file (its 32-byte header, then frames of a 24-byte header and a page). */
+export function walPages(path: string): number[] {
+  const wal = readFileSync(`${path}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  const pages: number[] = [];
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) pages.push(wal.readUInt32BE(at));
+  return pages;
 }
 
 /** A folder that disappears after the test, and the database path inside it. */

@@ -6,6 +6,8 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { databasePath } from '../../src/store/location.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
 import type { StoreConfig } from '../../src/store/store.js';
 import { createTestDatabase, query, testServers, type TestServer } from './postgres.js';
 
@@ -48,6 +50,23 @@ export const EMBEDDED: Backend = {
       },
       remove: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
+  },
+};
+
+/**
+ * The embedded store with id levels of 1, 2, 4, 8 and 16 ids
+ * (src/store/sqlite/order-ids.ts): the real recording's few dozen orders
+ * drain down through them, where the store's own sizes would keep every id
+ * in the first.
+ */
+export const EMBEDDED_SMALL_ID_LEVELS: Backend = {
+  name: 'embedded-small-id-levels',
+  async fresh(dir, label) {
+    const store = await EMBEDDED.fresh(dir, `${label}-small-id-levels`);
+    const db = openDatabase({ path: databasePath(store.config.dataDir) });
+    db.exec('UPDATE order_id_levels SET capacity = 1 << level WHERE capacity IS NOT NULL');
+    db.close();
+    return store;
   },
 };
 

@@ -1,6 +1,7 @@
 /**
  * A store written today, turned back into what earlier schemas kept, for
- * the migration tests: before order numbers (the embedded store's version
+ * the migration tests: before the id levels (the embedded store's version
+ * 9), one unique index of every order's id; before order numbers (the embedded store's version
  * 8), orders_history naming its order by id; before retention (the embedded store's version 7,
  * PostgreSQL's migration 4), history in one table, no retention row, no
  * view of it; and before that (version 6, migration 3): order history as one row per order and block, keyed by
@@ -18,12 +19,26 @@ import { query } from './postgres.js';
 
 const REMOVED_INDEXES = ['signer_removed_by_time', 'signer_removed_by_validator', 'signer_removed_by_epoch', 'signer_removed_by_submitter'];
 
+/** The embedded store as version 9 left it: orders found by one unique index of their ids; user_version 9. */
+export function sqliteToVersion9(db: Database.Database): void {
+  const levels = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'order\\_id%' ESCAPE '\\'").pluck().all() as string[];
+  db.exec(`
+    DROP TRIGGER order_ids_of_new;
+    DROP TRIGGER order_ids_of_deleted;
+    DROP VIEW order_ids;
+    ${levels.map((name) => `DROP TABLE ${name};`).join('\n')}
+    CREATE UNIQUE INDEX orders_current_id ON orders_current (id_bytes);
+  `);
+  db.pragma('user_version = 9');
+}
+
 /**
  * The embedded store as version 8 left it: orders without a number of their
  * own (the rowid they had), history rows naming their order by its id and
  * indexed by it; user_version 8.
  */
 export function sqliteToVersion8(db: Database.Database): void {
+  sqliteToVersion9(db);
   const current = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'orders_current'").pluck().get() as string;
   const indexes = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'orders_current' AND sql IS NOT NULL")
     .pluck().all() as string[];

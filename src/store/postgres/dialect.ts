@@ -11,6 +11,7 @@ export const POSTGRES: SqlDialect = {
   limitEachArm: true,
   textHoldsNul: false,
   historyOrder: { column: 'id_bytes', ofId: '?' },
+  currentOfId: 'o.id_bytes = ?',
 };
 
 /** A statement written with `?` placeholders (../page-sql.ts), with PostgreSQL's numbered ones. */

@@ -150,7 +150,7 @@ export class PostgresStore implements QueryStore {
 
   async getOrder(id: string, version?: bigint): Promise<{ node: string | undefined; lastBlock?: BlockStamp }> {
     if (version === undefined) {
-      const found = await this.stamped(stampedStatement(currentOrderStatement(id), 1));
+      const found = await this.stamped(stampedStatement(currentOrderStatement(POSTGRES, id), 1));
       return stamp({ node: found.rows[0]?.[0] as string | undefined }, found.lastBlock);
     }
     const found = await this.stamped(stampedStatement(versionStateStatement(POSTGRES, id, version), 7));

@@ -10,6 +10,7 @@ import { InternalError } from '../../errors.js';
 import type { ReadOrder, RowBatches, TableReader } from '../copy/contract.js';
 import { fromSqlite } from './errors.js';
 import { integerOf, MAX_SAFE_SQL, type NeutralKind, type NeutralRow, type TableShape } from '../copy/neutral.js';
+import { ORDER_ID_TABLES } from './order-ids.js';
 
 /** Declared types (STRICT tables) -> kinds. ANY holds the unsigned 64-bit values (../rows.ts u64()). */
 const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: 'text', BLOB: 'bytes' };
@@ -20,6 +21,12 @@ const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: '
  * load (./copy-target.ts).
  */
 export const NUMBERED_HERE: ReadonlyMap<string, string> = new Map([['orders_current', 'no'], ['orders_history', 'order_no']]);
+
+/**
+ * Tables keyed by what a unique index no longer says: an order's id is kept
+ * unique by the id levels (./order-ids.ts), which index orders_current.
+ */
+const KEYED_BY_ID_LEVELS = 'orders_current';
 
 /**
  * A copy's source is read sequentially and in bulk: through a memory map
@@ -38,14 +45,15 @@ export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export interface ColumnInfo { name: string; type: string; pk: bigint | number }
 
 /**
- * Every table of the store, SQLite's own left out, each with its primary key
- * or else its first whole unique index as key; without the columns it
- * numbers for itself (NUMBERED_HERE).
+ * Every table of the store, SQLite's own and the id levels left out (each
+ * target builds its own), each with its primary key or else its first whole
+ * unique index as key (orders by their id); without the columns it numbers
+ * for itself (NUMBERED_HERE).
  */
 export function tableShapes(db: Database.Database, schema = 'main'): TableShape[] {
   const names = db.prepare(`SELECT name FROM ${quoted(schema)}.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`)
     .pluck().all() as string[];
-  return names.map((name) => {
+  return names.filter((name) => !ORDER_ID_TABLES.has(name)).map((name) => {
     const info = columnsOf(db, schema, name).filter((c) => c.name !== NUMBERED_HERE.get(name));
     const columns = info.map((c) => {
       const kind = KINDS[c.type.toUpperCase()];
@@ -53,7 +61,8 @@ export function tableShapes(db: Database.Database, schema = 'main'): TableShape[
       return { name: c.name, kind, type: c.type.toUpperCase() };
     });
     const pk = info.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => c.name);
-    return { name, columns, key: pk.length > 0 ? pk : uniqueKey(db, schema, name) ?? columns.map((c) => c.name) };
+    const key = pk.length > 0 ? pk : name === KEYED_BY_ID_LEVELS ? ['id_bytes'] : uniqueKey(db, schema, name);
+    return { name, columns, key: key ?? columns.map((c) => c.name) };
   });
 }
 
@@ -82,9 +91,7 @@ export async function* sqliteRows(db: Database.Database, table: TableShape, orde
       ? `CASE WHEN ${q} BETWEEN -${MAX_SAFE_SQL} AND ${MAX_SAFE_SQL} THEN ${q} ELSE CAST(${q} AS TEXT) END`
       : q;
   }).join(', ');
-  // Without ORDER BY, SQLite walks the table's own B-tree: a rowid table is not read through an index, a read per row.
-  const orderBy = order === 'stored' ? '' : ` ORDER BY ${order.map(quoted).join(', ')}`;
-  const statement = db.prepare(`SELECT ${columns} FROM ${quoted(schema)}.${quoted(table.name)}${orderBy}`).raw(true).safeIntegers(false);
+  const statement = db.prepare(`SELECT ${columns} FROM ${fromInOrder(schema, table.name, order)}`).raw(true).safeIntegers(false);
   const integerAt = table.columns.flatMap((c, i) => (c.kind === 'u64' || c.kind === 'int' ? [i] : []));
   const bytesAt = table.columns.flatMap((c, i) => (c.kind === 'bytes' ? [i] : []));
   let batch: NeutralRow[] = [];
@@ -98,6 +105,23 @@ export async function* sqliteRows(db: Database.Database, table: TableShape, orde
     }
   }
   if (batch.length > 0) yield batch;
+}
+
+/**
+ * A table and the clause that reads it in `order`. Without ORDER BY, SQLite
+ * walks the table's own B-tree: a rowid table is not read through an index,
+ * a read per row. Orders in id order come through the id levels, merged
+ * along their keys (MERGE (UNION ALL)); LIMIT keeps SQLite from folding
+ * that merge into the join and sorting every row.
+ */
+function fromInOrder(schema: string, table: string, order: ReadOrder): string {
+  const from = `${quoted(schema)}.${quoted(table)}`;
+  if (order === 'stored') return from;
+  if (table === KEYED_BY_ID_LEVELS && order.length === 1 && order[0] === 'id_bytes') {
+    return `(SELECT id_bytes AS lq_id, no AS lq_no FROM ${quoted(schema)}.order_ids ORDER BY id_bytes LIMIT -1) AS lq_ids ` +
+      `JOIN ${from} ON ${from}.no = lq_ids.lq_no ORDER BY lq_ids.lq_id`;
+  }
+  return `${from} ORDER BY ${order.map(quoted).join(', ')}`;
 }
 
 /** Reads the tables of an open connection (the source's snapshot, or a target's file to check it); `schema`: the file, main or one attached. */

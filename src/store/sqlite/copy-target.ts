@@ -11,7 +11,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { CopyMismatchError, InternalError, StoreNotEmptyError } from '../../errors.js';
+import { CopyMismatchError, StoreNotEmptyError } from '../../errors.js';
 import type { CopyStore, CopyTarget, DirectSource, RowBatches } from '../copy/contract.js';
 import type { NeutralRow, TableShape } from '../copy/neutral.js';
 import { copyInProgressPath } from '../incomplete.js';
@@ -21,6 +21,7 @@ import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
 import { attachSqliteSource } from './copy-attached.js';
 import { NUMBERED_HERE, quoted, sqliteTableReader } from './copy-tables.js';
+import { fillOrderIds, ORDER_NO_OF_ID } from './order-ids.js';
 
 /** The page cache while building: index builds sort in it. */
 const BUILD_CACHE_KIB = 512 * 1024;
@@ -52,8 +53,10 @@ export function openSqliteCopyTarget(dataDir: string): CopyTarget {
 class SqliteCopyTarget implements CopyTarget {
   readonly tables: readonly TableShape[];
   readonly reader;
-  /** The indexes the migrations made, dropped while rows load and made again after. */
-  private readonly indexes: { name: string; sql: string }[];
+  /** The indexes and triggers the migrations made, dropped while rows load and made again after. */
+  private readonly indexes: { name: string; type: string; sql: string }[];
+  /** Whether the id levels hold the loaded orders' ids (./order-ids.ts). */
+  private orderIdsFilled = false;
 
   constructor(private readonly db: Database.Database, private readonly path: string, private readonly finalPath: string) {
     // Out of WAL (every page written twice, and the WAL as large as the store), to a journal in
@@ -66,9 +69,12 @@ class SqliteCopyTarget implements CopyTarget {
     db.pragma('foreign_keys = OFF');
     this.reader = sqliteTableReader(db, path);
     this.tables = this.reader.tables;
-    const indexes = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+    // Without triggers: a row's id goes into the id levels with the others, in one sorted pass, and
+    // SQLite copies a table record by record only into a table without triggers (./copy-attached.ts).
+    const indexes = db.prepare("SELECT name, type, sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND sql IS NOT NULL")
+      .all() as { name: string; type: string; sql: string }[];
     this.indexes = indexes;
-    for (const i of indexes) db.exec(`DROP INDEX ${quoted(i.name)}`);
+    for (const i of indexes) db.exec(`DROP ${i.type === 'index' ? 'INDEX' : 'TRIGGER'} ${quoted(i.name)}`);
   }
 
   /** Another embedded store is read through this connection, and copied table by table inside SQLite (./copy-attached.ts). */
@@ -86,7 +92,7 @@ class SqliteCopyTarget implements CopyTarget {
     const idAt = table.columns.findIndex((c) => c.name === 'id_bytes');
     if (numbered) {
       columns.push(number);
-      values.push('(SELECT no FROM orders_current WHERE id_bytes = ?)');
+      values.push(ORDER_NO_OF_ID);
     }
     const insert = this.db.prepare(`INSERT INTO ${quoted(table.name)} (${columns.join(', ')}) VALUES (${values.join(', ')})`);
     const u64At = table.columns.flatMap((c, i) => (c.kind === 'u64' ? [i] : []));
@@ -107,22 +113,23 @@ class SqliteCopyTarget implements CopyTarget {
       this.db.prepare(`DELETE FROM ${quoted(table.name)}`).run();
       for await (const rows of batches) write(rows);
       // History finds each row's order by its id (above).
-      if (table.name === 'orders_current') this.buildNow('orders_current_id');
+      if (table.name === 'orders_current') this.fillOrderIds();
     } catch (e) {
       throw fromSqlite(e, this.path);
     }
   }
 
-  /** Builds one of the dropped indexes now rather than in finishLoad(). */
-  private buildNow(name: string): void {
-    const at = this.indexes.findIndex((i) => i.name === name);
-    if (at === -1) throw new InternalError(`the target's schema has no index ${name}`);
-    this.db.exec(this.indexes[at]!.sql);
-    this.indexes.splice(at, 1);
+  /** Every loaded order's id into the last id level, once. */
+  private fillOrderIds(): void {
+    if (this.orderIdsFilled) return;
+    this.db.transaction(() => fillOrderIds(this.db))();
+    this.orderIdsFilled = true;
   }
 
   async finishLoad(): Promise<void> {
     try {
+      // A copy table by table inside SQLite (directFrom) loads no table through load().
+      this.fillOrderIds();
       this.db.transaction(() => {
         for (const { sql } of this.indexes) this.db.exec(sql);
       })();

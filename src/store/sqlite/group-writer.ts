@@ -10,6 +10,7 @@ import {
 } from '../rows.js';
 import type { CommittedBlock } from '../store.js';
 import { BlockOrderError } from '../../errors.js';
+import { ORDER_NO_OF_ID, OrderIdLevels } from './order-ids.js';
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -45,25 +46,17 @@ const COUNTED_STORED_AT = COUNTED.map(([, column]) => INDEXED.indexOf(column));
  */
 const IDENTITY: readonly CurrentField[] = ['id_bytes', 'id_key'];
 
-function updateSql(columns: readonly CurrentField[]): { sql: string; positions: number[] } {
-  const set = columns.filter((c) => !IDENTITY.includes(c));
-  return {
-    sql: `UPDATE orders_current SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE id_bytes = ?`,
-    positions: [...set.map(at), at('id_bytes')],
-  };
-}
-
-/** A prepared UPDATE of some columns, bound from a full order row. */
+/** A prepared UPDATE of some columns of the order numbered `no`, bound from a full order row. */
 class PartialUpdate {
   private readonly statement: Database.Statement;
   private readonly positions: number[];
   constructor(db: Database.Database, columns: readonly CurrentField[]) {
-    const { sql, positions } = updateSql(columns);
-    this.statement = db.prepare(sql);
-    this.positions = positions;
+    const set = columns.filter((c) => !IDENTITY.includes(c));
+    this.statement = db.prepare(`UPDATE orders_current SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE no = ?`);
+    this.positions = set.map(at);
   }
-  run(row: SqlValue[]): void {
-    this.statement.run(this.positions.map((i) => row[i]));
+  run(row: SqlValue[], no: bigint): void {
+    this.statement.run([...this.positions.map((i) => row[i]), no]);
   }
 }
 
@@ -128,11 +121,14 @@ export class GroupWriter {
   private readonly upsertRemoved: Database.Statement;
   private readonly setLastBlock: Database.Statement;
   private readonly insertBlock: Database.Statement;
+  private readonly orderIds: OrderIdLevels;
+  /** New orders stored by the group being written: their ids entered level 0. */
+  private added = 0;
   readonly write: (group: PackedGroup) => void;
 
   constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
     // The order's number last: history rows name their order by it (./order-numbers.ts).
-    this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')}, no FROM orders_current WHERE id_bytes = ?`).raw(true);
+    this.selectIndexed = db.prepare(`SELECT ${INDEXED.join(', ')}, no FROM orders_current WHERE no = ${ORDER_NO_OF_ID}`).raw(true);
     this.insertCurrent = db.prepare(
       `INSERT INTO orders_current (${CURRENT_FIELDS.join(', ')}) VALUES (${placeholders(CURRENT_FIELDS.length)})`,
     );
@@ -164,6 +160,7 @@ export class GroupWriter {
         'height = excluded.height, time = excluded.time, chain_id = excluded.chain_id, hash = excluded.hash',
     );
     this.insertBlock = db.prepare('INSERT INTO blocks (height, hash, time, digest) VALUES (?, ?, ?, ?)');
+    this.orderIds = new OrderIdLevels(db);
     // IMMEDIATE takes the write lock up front, so a concurrent writer waits instead of failing mid-block.
     const transaction = db.transaction((group: PackedGroup) => this.writeGroup(group)).immediate;
     this.write = (group) => {
@@ -200,6 +197,7 @@ export class GroupWriter {
     const partyNos = group.parties.map((id) => this.parties.no(id));
     // Per COUNTED dimension: value -> change in its number of orders.
     const counts = COUNTED.map(() => new Map<number, number>());
+    this.added = 0;
     const orderNos = group.latest.map((row) => {
       row[MARKET_AT] = marketNos[row[MARKET_AT] as number]!;
       row[PARTY_AT] = partyNos[row[PARTY_AT] as number]!;
@@ -213,6 +211,7 @@ export class GroupWriter {
       for (const [value, delta] of deltas) if (delta !== 0) this.addCount.run(COUNTED[d]![0], value, delta);
     });
     this.setLastBlock.run(u64(group.last.height), group.last.time, group.last.chainId, group.last.hash);
+    this.orderIds.settle(this.added);
   }
 
   private writeHistory(
@@ -256,18 +255,19 @@ export class GroupWriter {
     };
     if (stored === undefined) {
       count(row, COUNTED_AT, 1);
+      this.added += 1;
       return this.insertCurrent.run(row).lastInsertRowid;
     }
     const no = stored[INDEXED.length] as bigint;
     const unchanged = (c: CurrentField) => same(stored[INDEXED.indexOf(c)], row[at(c)]!);
     if (INDEXED.every(unchanged)) {
-      this.updateUnindexed.run(row);
+      this.updateUnindexed.run(row, no);
       return no;
     }
     count(stored, COUNTED_STORED_AT, -1);
     count(row, COUNTED_AT, 1);
-    if (LIFELONG.every(unchanged)) this.updateChanging.run(row);
-    else this.updateAll.run(row);
+    if (LIFELONG.every(unchanged)) this.updateChanging.run(row, no);
+    else this.updateAll.run(row, no);
     return no;
   }
 }

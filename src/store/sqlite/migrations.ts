@@ -11,6 +11,7 @@ import { encodeOrder } from '../../wire/order-message.js';
 import { orderKeyOfBytes } from '../order-key.js';
 import { MigrationError } from '../../errors.js';
 import { historyByHeight } from './history-by-height.js';
+import { fillOrderIds, ORDER_ID_LEVELS_SQL } from './order-ids.js';
 import { orderNumbers } from './order-numbers.js';
 import { RETENTION_TABLE_SQL } from './retention-table.js';
 
@@ -220,6 +221,17 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 9,
     description: 'order numbers: history rows name their order by a number that grows with time, and are indexed by it',
     up: orderNumbers,
+  },
+  {
+    version: 10,
+    description: 'orders by id in levels (./order-ids.ts): a new id lands in a small table, and moves down in sorted slices',
+    up: (db, notice) => {
+      const orders = db.prepare('SELECT count(*) FROM orders_current').pluck().get() as bigint;
+      if (orders > 0n) notice(`migrating to schema 10 (orders by id in levels): the ids of ${orders} orders into the last level, in one sorted pass`);
+      db.exec(ORDER_ID_LEVELS_SQL);
+      fillOrderIds(db);
+      db.exec('DROP INDEX orders_current_id');
+    },
   },
 ];
 

@@ -84,7 +84,7 @@ export class SqliteStore implements QueryStore {
       const last = this.lastBlockSync();
       let node: string | undefined;
       if (version === undefined) {
-        const q = currentOrderStatement(id);
+        const q = currentOrderStatement(SQLITE, id);
         node = this.connection.statement(q.sql).pluck(true).get(q.params) as string | undefined;
       } else {
         const q = versionStateStatement(SQLITE, id, version);

@@ -16,8 +16,12 @@ import { openSqliteStore } from '../../../src/store/sqlite/store.js';
 import { tempDatabase } from '../helpers.js';
 import { assertIndexesAsDeclared, DECLARED, LISTED_TABLES, type LiveIndex } from '../live-indexes.js';
 
-/** The unique index of each order's id, which no listing reads (the key of signer_added has no statement). */
-const KEYS: LiveIndex[] = [{ name: 'orders_current_id', table: 'orders_current', columns: ['id_bytes'], unique: true }];
+/**
+ * Indexes no listing reads: none. Orders are found by id through the id
+ * levels, tables of their own (src/store/sqlite/order-ids.ts); the key of
+ * signer_added has no statement.
+ */
+const KEYS: LiveIndex[] = [];
 
 /** Each index of the listed tables with its statement; SQLite keeps the statement as it was written. */
 function liveIndexes(path: string): { index: LiveIndex; sql: string }[] {

@@ -8,7 +8,6 @@
  * rewrote every page of it.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { writeBlocks } from '../../../src/store/store.js';
@@ -18,22 +17,13 @@ import { SqlitePruner } from '../../../src/store/sqlite/pruner.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { MigrationError } from '../../../src/errors.js';
 import { sqliteToVersion8 } from '../../support/previous-schema.js';
-import { hashedId as id, placedThenFilled, tempDatabase } from '../helpers.js';
+import { hashedId as id, placedThenFilled, tempDatabase, walPages } from '../helpers.js';
 
 const BLOCKS = 400;
 const PER_BLOCK = 20;
 
 /** Each block places PER_BLOCK orders (ids of hashes, in no order) and fills those of the block before: two versions each. */
 const blocks = () => placedThenFilled(BLOCKS, PER_BLOCK);
-
-/** The page number of each frame in a WAL file (its 32-byte header, then frames of a 24-byte header and a page). */
-function walPages(path: string): number[] {
-  const wal = readFileSync(`${path}-wal`);
-  const pageSize = wal.readUInt32BE(8);
-  const pages: number[] = [];
-  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) pages.push(wal.readUInt32BE(at));
-  return pages;
-}
 
 test('pruning the oldest tenth of the blocks (38 of 400) rewrites few pages of the history index by order', async (t) => {
   const { path } = tempDatabase(t);
@@ -113,7 +103,7 @@ test('a store of schema 8 migrates: its orders numbered in the order they were s
   t.after(() => db.close());
   assertNumbered(db, 5);
   assert.match(said[0]!, /^migrating to schema 9 \(order numbers\): 100 orders and 180 order versions to rewrite, in one transaction \(\d+ s\)$/);
-  assert.match(said.at(-1)!, /^migrating to schema 9 \(order numbers\): done \(\d+ s\)$/);
+  assert.match(said.filter((m) => m.includes('schema 9')).at(-1)!, /^migrating to schema 9 \(order numbers\): done \(\d+ s\)$/);
   // A new store has nothing to migrate, and says nothing.
   const heard: string[] = [];
   openDatabase({ path: tempDatabase(t).path, notice: (m) => heard.push(m) }).close();

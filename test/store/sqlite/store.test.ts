@@ -320,8 +320,9 @@ test('migrations: a new file is at the latest version, reopening changes nothing
   assert.notEqual(PAGE_BYTES, 4096, "and they are not SQLite's default");
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
   assert.deepEqual(tables, [
-    'blocks', 'last_block', 'markets', 'node_signatures', 'order_counts', 'orders_current', 'orders_history', 'parties', 'retention',
-    'signer_added', 'signer_removed',
+    'blocks', 'last_block', 'markets', 'node_signatures', 'order_counts', 'order_id_levels',
+    'order_ids_0', 'order_ids_1', 'order_ids_2', 'order_ids_3', 'order_ids_4', 'order_ids_5',
+    'orders_current', 'orders_history', 'parties', 'retention', 'signer_added', 'signer_removed',
   ]);
   db.close();
 

@@ -122,8 +122,6 @@ export class GroupWriter {
   private readonly setLastBlock: Database.Statement;
   private readonly insertBlock: Database.Statement;
   private readonly orderIds: OrderIdLevels;
-  /** New orders stored by the group being written: their ids entered level 0. */
-  private added = 0;
   readonly write: (group: PackedGroup) => void;
 
   constructor(db: Database.Database, private readonly lastBlock: () => CommittedBlock | undefined) {
@@ -170,6 +168,7 @@ export class GroupWriter {
         // Numbers handed out in the rolled-back transaction no longer exist.
         this.parties.forget();
         this.markets.forget();
+        this.orderIds.forget();
         throw e;
       }
     };
@@ -197,7 +196,6 @@ export class GroupWriter {
     const partyNos = group.parties.map((id) => this.parties.no(id));
     // Per COUNTED dimension: value -> change in its number of orders.
     const counts = COUNTED.map(() => new Map<number, number>());
-    this.added = 0;
     const orderNos = group.latest.map((row) => {
       row[MARKET_AT] = marketNos[row[MARKET_AT] as number]!;
       row[PARTY_AT] = partyNos[row[PARTY_AT] as number]!;
@@ -211,7 +209,7 @@ export class GroupWriter {
       for (const [value, delta] of deltas) if (delta !== 0) this.addCount.run(COUNTED[d]![0], value, delta);
     });
     this.setLastBlock.run(u64(group.last.height), group.last.time, group.last.chainId, group.last.hash);
-    this.orderIds.settle(this.added);
+    this.orderIds.settle();
   }
 
   private writeHistory(
@@ -255,8 +253,9 @@ export class GroupWriter {
     };
     if (stored === undefined) {
       count(row, COUNTED_AT, 1);
-      this.added += 1;
-      return this.insertCurrent.run(row).lastInsertRowid;
+      const no = this.insertCurrent.run(row).lastInsertRowid;
+      this.orderIds.add(row[at('id_bytes')] as Uint8Array, no);
+      return no;
     }
     const no = stored[INDEXED.length] as bigint;
     const unchanged = (c: CurrentField) => same(stored[INDEXED.indexOf(c)], row[at(c)]!);

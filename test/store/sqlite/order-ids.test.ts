@@ -51,19 +51,21 @@ test('every stored id is found in exactly one level, whatever the orders added a
     for (const { add, remove: removeCount } of plan) {
       for (let i = 0; i < add; i++) {
         const id = idOf(next++);
-        model.set(id.toString('hex'), insert.run(id).lastInsertRowid as bigint);
+        const no = insert.run(id).lastInsertRowid as bigint;
+        levels.add(id, no);
+        model.set(id.toString('hex'), no);
       }
       for (const hex of [...model.keys()].slice(0, removeCount)) {
         remove.run(Buffer.from(hex, 'hex'));
         model.delete(hex);
         deleted.push(Buffer.from(hex, 'hex'));
       }
-      const moved = levels.settle(add);
+      const moved = levels.settle();
       assert.ok(moved <= Math.max(moveAtLeast, 4 * add), `${moved} ids moved in one group`);
       check();
     }
     // Left alone, the levels settle: no drain under way, each level but the last within its capacity.
-    for (let quiet = 0; quiet < 2;) quiet = levels.settle(0) === 0 ? quiet + 1 : 0;
+    for (let quiet = 0; quiet < 2;) quiet = levels.settle() === 0 ? quiet + 1 : 0;
     const state = db.prepare('SELECT level, capacity, drained_to, (SELECT 0) FROM order_id_levels ORDER BY level').raw().all() as [bigint, bigint | null, Buffer | null][];
     for (const [level, capacity, drainedTo] of state) {
       assert.equal(drainedTo, null, `level ${level} drains no more`);
@@ -79,8 +81,8 @@ test('ids move down: a thousand orders reach the levels below the first', () => 
   const { db, levels } = tinyLevels(16);
   const insert = db.prepare('INSERT INTO orders_current (id_bytes) VALUES (?)');
   for (let g = 0; g < 100; g++) {
-    for (let i = 0; i < 10; i++) insert.run(idOf(g * 10 + i));
-    levels.settle(10);
+    for (let i = 0; i < 10; i++) levels.add(idOf(g * 10 + i), insert.run(idOf(g * 10 + i)).lastInsertRowid);
+    levels.settle();
   }
   const counts = Array.from({ length: LEVELS }, (_, l) => Number(db.prepare(`SELECT count(*) FROM order_ids_${l}`).pluck().get()));
   assert.equal(counts.reduce((a, b) => a + b), 1000);

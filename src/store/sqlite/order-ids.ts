@@ -40,8 +40,8 @@ export const ORDER_NO_OF_ID = '(SELECT no FROM order_ids WHERE id_bytes = ?)';
 const levels = Array.from({ length: LEVELS }, (_, level) => level);
 
 /**
- * The levels, their view, their state and the triggers that keep them, for
- * a store whose orders_current has no id in them yet. Migration 10 runs it
+ * The levels, their view, their state and the trigger that forgets a
+ * deleted order's id, for a store whose orders_current has no id in them yet. Migration 10 runs it
  * as it is now; a change to the levels is a new migration.
  */
 export const ORDER_ID_LEVELS_SQL = `
@@ -59,20 +59,14 @@ export const ORDER_ID_LEVELS_SQL = `
   ) STRICT;
   INSERT INTO order_id_levels (level, capacity, rows) VALUES
     ${levels.map((l) => `(${l}, ${l === LEVELS - 1 ? 'NULL' : FIRST_CAPACITY * GROWTH ** l}, 0)`).join(', ')};
-  ${triggersSql()}
-`;
-
-/** The trigger that takes a deleted order's id out of its level. */
-function triggersSql(): string {
-  return `
   CREATE TRIGGER order_ids_of_deleted AFTER DELETE ON orders_current BEGIN
     ${levels.map((l) => `DELETE FROM ${levelTable(l)} WHERE id_bytes = old.id_bytes;`).join('\n    ')}
-  END;`;
-}
+  END;
+`;
 
 /**
  * Puts every order's id into the last level, in one sorted pass, the others
- * emptied: after a bulk load, which runs without the triggers.
+ * emptied: after a bulk load.
  */
 export function fillOrderIds(db: Database.Database): void {
   for (const l of levels) db.exec(`DELETE FROM ${levelTable(l)}`);

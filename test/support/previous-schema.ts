@@ -23,7 +23,6 @@ const REMOVED_INDEXES = ['signer_removed_by_time', 'signer_removed_by_validator'
 export function sqliteToVersion9(db: Database.Database): void {
   const levels = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'order\\_id%' ESCAPE '\\'").pluck().all() as string[];
   db.exec(`
-    DROP TRIGGER order_ids_of_deleted;
     DROP VIEW order_ids;
     ${levels.map((name) => `DROP TABLE ${name};`).join('\n')}
     CREATE UNIQUE INDEX orders_current_id ON orders_current (id_bytes);

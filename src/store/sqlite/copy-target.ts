@@ -53,8 +53,8 @@ export function openSqliteCopyTarget(dataDir: string): CopyTarget {
 class SqliteCopyTarget implements CopyTarget {
   readonly tables: readonly TableShape[];
   readonly reader;
-  /** The indexes and triggers the migrations made, dropped while rows load and made again after. */
-  private readonly indexes: { name: string; type: string; sql: string }[];
+  /** The indexes the migrations made, dropped while rows load and made again after. */
+  private readonly indexes: { name: string; sql: string }[];
   /** Whether the id levels hold the loaded orders' ids (./order-ids.ts). */
   private orderIdsFilled = false;
 
@@ -69,12 +69,9 @@ class SqliteCopyTarget implements CopyTarget {
     db.pragma('foreign_keys = OFF');
     this.reader = sqliteTableReader(db, path);
     this.tables = this.reader.tables;
-    // Without triggers: a row's id goes into the id levels with the others, in one sorted pass, and
-    // SQLite copies a table record by record only into a table without triggers (./copy-attached.ts).
-    const indexes = db.prepare("SELECT name, type, sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND sql IS NOT NULL")
-      .all() as { name: string; type: string; sql: string }[];
+    const indexes = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
     this.indexes = indexes;
-    for (const i of indexes) db.exec(`DROP ${i.type === 'index' ? 'INDEX' : 'TRIGGER'} ${quoted(i.name)}`);
+    for (const i of indexes) db.exec(`DROP INDEX ${quoted(i.name)}`);
   }
 
   /** Another embedded store is read through this connection, and copied table by table inside SQLite (./copy-attached.ts). */

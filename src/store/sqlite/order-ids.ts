@@ -9,10 +9,11 @@
  * capacity drains into the next, a slice of ids in id order per group, so
  * that each page of the next level is rewritten once per drain rather than
  * once per order. SQLite has no such index of its own; the levels are plain
- * tables. The writer adds each new order's id (OrderIdLevels.add); a
- * trigger forgets a deleted order's. Not a trigger on insert: a statement
- * that fires one keeps a journal of every page it changes, in case it must
- * be undone, which cost the writer a quarter of its time.
+ * tables. The writer adds each new order's id (OrderIdLevels.add), and
+ * pruning takes the ids of the orders it deletes out (DeletedOrderIds).
+ * Not triggers: a statement that fires one keeps a journal of every page it
+ * changes, in case it must be undone, which cost the writer a quarter of
+ * its time.
  *
  * Every id is in exactly one level: the writer looks an id up in all of
  * them before it stores a new order, a move deletes what it inserts in one
@@ -40,8 +41,8 @@ export const ORDER_NO_OF_ID = '(SELECT no FROM order_ids WHERE id_bytes = ?)';
 const levels = Array.from({ length: LEVELS }, (_, level) => level);
 
 /**
- * The levels, their view, their state and the trigger that forgets a
- * deleted order's id, for a store whose orders_current has no id in them yet. Migration 10 runs it
+ * The levels, their view and their state, for a store whose orders_current
+ * has no id in them yet. Migration 10 runs it
  * as it is now; a change to the levels is a new migration.
  */
 export const ORDER_ID_LEVELS_SQL = `
@@ -59,10 +60,33 @@ export const ORDER_ID_LEVELS_SQL = `
   ) STRICT;
   INSERT INTO order_id_levels (level, capacity, rows) VALUES
     ${levels.map((l) => `(${l}, ${l === LEVELS - 1 ? 'NULL' : FIRST_CAPACITY * GROWTH ** l}, 0)`).join(', ')};
-  CREATE TRIGGER order_ids_of_deleted AFTER DELETE ON orders_current BEGIN
-    ${levels.map((l) => `DELETE FROM ${levelTable(l)} WHERE id_bytes = old.id_bytes;`).join('\n    ')}
-  END;
 `;
+
+/** The ids of the orders a prune batch deletes, taken out of their levels together, level by level. */
+export class DeletedOrderIds {
+  private readonly note: Database.Statement;
+  private readonly deletes: Database.Statement[];
+  private readonly clear: Database.Statement;
+
+  constructor(db: Database.Database) {
+    // The connection's own, never in the file.
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS lq_deleted_ids (id_bytes BLOB PRIMARY KEY) WITHOUT ROWID');
+    this.note = db.prepare('INSERT OR IGNORE INTO temp.lq_deleted_ids (id_bytes) SELECT id_bytes FROM orders_current WHERE no = ?');
+    this.deletes = levels.map((l) => db.prepare(`DELETE FROM ${levelTable(l)} WHERE id_bytes IN (SELECT id_bytes FROM temp.lq_deleted_ids)`));
+    this.clear = db.prepare('DELETE FROM temp.lq_deleted_ids');
+  }
+
+  /** Before the order numbered `no` is deleted. */
+  add(no: bigint): void {
+    this.note.run(no);
+  }
+
+  /** After them: their ids out of every level. */
+  flush(): void {
+    for (const d of this.deletes) d.run();
+    this.clear.run();
+  }
+}
 
 /**
  * Puts every order's id into the last level, in one sorted pass, the others

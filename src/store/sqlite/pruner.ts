@@ -12,6 +12,7 @@ import type { PruneBatch } from '../prune-turns.js';
 import { LIVE_STATUSES } from '../../domain/order.js';
 import { COUNTED_DIMENSIONS, isLatest } from '../prune-sql.js';
 import { SQLITE } from './dialect.js';
+import { DeletedOrderIds } from './order-ids.js';
 import { fromU64, u64 } from '../rows.js';
 
 interface State {
@@ -21,12 +22,14 @@ interface State {
 
 export class SqlitePruner {
   private readonly statements: ReturnType<typeof prepare>;
+  private readonly deletedIds: DeletedOrderIds;
   private readonly transaction: (maxRows: number) => PruneBatch;
   /** The writer's WAL autocheckpoint, in pages (./database.ts). */
   private readonly checkpointPages: number;
 
   constructor(private readonly db: Database.Database, private readonly windowNs: bigint) {
     this.statements = prepare(db);
+    this.deletedIds = new DeletedOrderIds(db);
     this.transaction = db.transaction((maxRows: number) => this.batch(maxRows)).immediate;
     this.checkpointPages = Number(db.pragma('wal_autocheckpoint', { simple: true }));
   }
@@ -119,7 +122,11 @@ export class SqlitePruner {
     }
     // In table order: neighbouring rows share pages.
     gone.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const no of gone) s.deleteCurrent.run(no);
+    for (const no of gone) {
+      this.deletedIds.add(no);
+      s.deleteCurrent.run(no);
+    }
+    this.deletedIds.flush();
     counts.forEach((deltas, d) => {
       for (const [value, delta] of deltas) s.addCount.run(COUNTED_DIMENSIONS[d]![0], value, delta);
     });

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { STATUS } from '../../../src/domain/enums.js';
 import { writeBlocks } from '../../../src/store/store.js';
-import { LEVELS, ORDER_ID_LEVELS_SQL, OrderIdLevels } from '../../../src/store/sqlite/order-ids.js';
+import { DeletedOrderIds, LEVELS, ORDER_ID_LEVELS_SQL, OrderIdLevels } from '../../../src/store/sqlite/order-ids.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { openSqliteStore } from '../../../src/store/sqlite/store.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
@@ -36,7 +36,8 @@ test('every stored id is found in exactly one level, whatever the orders added a
   fc.assert(fc.property(groups, fc.integer({ min: 1, max: 30 }), fc.nat(), (plan, moveAtLeast, seed) => {
     const { db, levels } = tinyLevels(moveAtLeast);
     const insert = db.prepare('INSERT INTO orders_current (id_bytes) VALUES (?)');
-    const remove = db.prepare('DELETE FROM orders_current WHERE id_bytes = ?');
+    const remove = db.prepare('DELETE FROM orders_current WHERE no = ?');
+    const deletedIds = new DeletedOrderIds(db);
     const find = db.prepare('SELECT no FROM order_ids WHERE id_bytes = ?').pluck();
     const model = new Map<string, bigint>();
     const deleted: Buffer[] = [];
@@ -56,10 +57,12 @@ test('every stored id is found in exactly one level, whatever the orders added a
         model.set(id.toString('hex'), no);
       }
       for (const hex of [...model.keys()].slice(0, removeCount)) {
-        remove.run(Buffer.from(hex, 'hex'));
+        deletedIds.add(model.get(hex)!);
+        remove.run(model.get(hex)!);
         model.delete(hex);
         deleted.push(Buffer.from(hex, 'hex'));
       }
+      deletedIds.flush();
       const moved = levels.settle();
       assert.ok(moved <= Math.max(moveAtLeast, 4 * add), `${moved} ids moved in one group`);
       check();

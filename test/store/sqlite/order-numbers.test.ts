@@ -52,6 +52,9 @@ test('pruning the oldest tenth of the blocks (38 of 400) rewrites few pages of t
   );
   // Everything from block 39 on is kept.
   assert.equal(db.prepare('SELECT count(*) FROM orders_history').pluck().get(), BigInt(BLOCKS * PER_BLOCK * 2 - PER_BLOCK - historyRows));
+  // The forgotten orders' ids left the id levels (src/store/sqlite/order-ids.ts) with them, and only theirs.
+  const ids = db.prepare('SELECT (SELECT count(*) FROM order_ids), (SELECT count(*) FROM order_ids AS i JOIN orders_current AS o ON o.no = i.no AND o.id_bytes = i.id_bytes)').raw().get();
+  assert.deepEqual(ids, [BigInt((BLOCKS - 37) * PER_BLOCK), BigInt((BLOCKS - 37) * PER_BLOCK)]);
 });
 
 test('a store of schema 8 migrates; a history row whose order has no current state stops it, naming the order', async (t) => {

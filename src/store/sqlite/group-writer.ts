@@ -45,6 +45,7 @@ const COUNTED_STORED_AT = COUNTED.map(([, column]) => INDEXED.indexOf(column));
  * value, would rewrite ten index entries per update.
  */
 const IDENTITY: readonly CurrentField[] = ['id_bytes', 'id_key'];
+const ID_BYTES_AT = at('id_bytes');
 
 /** A prepared UPDATE of some columns of the order numbered `no`, bound from a full order row. */
 class PartialUpdate {
@@ -56,7 +57,9 @@ class PartialUpdate {
     this.positions = set.map(at);
   }
   run(row: SqlValue[], no: bigint): void {
-    this.statement.run([...this.positions.map((i) => row[i]), no]);
+    const values = this.positions.map((i) => row[i]);
+    values.push(no);
+    this.statement.run(values);
   }
 }
 
@@ -244,7 +247,7 @@ export class GroupWriter {
    * statement that is still exact; returns the order's number.
    */
   private writeCurrent(row: SqlValue[], counts: Map<number, number>[]): number | bigint {
-    const stored = this.selectIndexed.get(row[at('id_bytes')]) as unknown[] | undefined;
+    const stored = this.selectIndexed.get(row[ID_BYTES_AT]) as unknown[] | undefined;
     const count = (values: readonly unknown[], positions: readonly number[], delta: number) => {
       counts.forEach((deltas, d) => {
         const value = Number(values[positions[d]!]);
@@ -254,7 +257,7 @@ export class GroupWriter {
     if (stored === undefined) {
       count(row, COUNTED_AT, 1);
       const no = this.insertCurrent.run(row).lastInsertRowid;
-      this.orderIds.add(row[at('id_bytes')] as Uint8Array, no);
+      this.orderIds.add(row[ID_BYTES_AT] as Uint8Array, no);
       return no;
     }
     const no = stored[INDEXED.length] as bigint;

@@ -17,7 +17,7 @@
  *
  * Every id is in exactly one level: the writer looks an id up in all of
  * them before it stores a new order, a move deletes what it inserts in one
- * transaction, and deleting an order deletes its id wherever it is.
+ * transaction, and pruning deletes an order's id with the order.
  */
 import type Database from 'better-sqlite3';
 

@@ -6,7 +6,6 @@
  * of every id took most of its pages each group.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -17,9 +16,10 @@ import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { openSqliteStore } from '../../../src/store/sqlite/store.js';
 import { SqliteWriter } from '../../../src/store/sqlite/writer.js';
 import { sqliteToVersion9 } from '../../support/previous-schema.js';
-import { block, order, tempDatabase, walPages } from '../helpers.js';
+import { block, hashedId, order, tempDatabase, walPages } from '../helpers.js';
 
-const idOf = (n: number) => createHash('sha256').update(`id ${n}`).digest();
+/** The id bytes of order n, as the store helpers hash them. */
+const idOf = (n: number) => Buffer.from(hashedId(n), 'hex');
 
 /** Level i holds at most 4 * 4^i ids: a few dozen orders pass through every level. */
 function tinyLevels(moveAtLeast: number): { db: Database.Database; levels: OrderIdLevels } {
@@ -69,7 +69,7 @@ test('every stored id is found in exactly one level, whatever the orders added a
     }
     // Left alone, the levels settle: no drain under way, each level but the last within its capacity.
     for (let quiet = 0; quiet < 2;) quiet = levels.settle() === 0 ? quiet + 1 : 0;
-    const state = db.prepare('SELECT level, capacity, drained_to, (SELECT 0) FROM order_id_levels ORDER BY level').raw().all() as [bigint, bigint | null, Buffer | null][];
+    const state = db.prepare('SELECT level, capacity, drained_to FROM order_id_levels ORDER BY level').raw().all() as [bigint, bigint | null, Buffer | null][];
     for (const [level, capacity, drainedTo] of state) {
       assert.equal(drainedTo, null, `level ${level} drains no more`);
       const rows = db.prepare(`SELECT count(*) FROM order_ids_${level}`).pluck().get() as bigint;
@@ -84,7 +84,10 @@ test('ids move down: a thousand orders reach the levels below the first', () => 
   const { db, levels } = tinyLevels(16);
   const insert = db.prepare('INSERT INTO orders_current (id_bytes) VALUES (?)');
   for (let g = 0; g < 100; g++) {
-    for (let i = 0; i < 10; i++) levels.add(idOf(g * 10 + i), insert.run(idOf(g * 10 + i)).lastInsertRowid);
+    for (let i = 0; i < 10; i++) {
+      const id = idOf(g * 10 + i);
+      levels.add(id, insert.run(id).lastInsertRowid);
+    }
     levels.settle();
   }
   const counts = Array.from({ length: LEVELS }, (_, l) => Number(db.prepare(`SELECT count(*) FROM order_ids_${l}`).pluck().get()));
@@ -107,7 +110,7 @@ test(`groups of ${PER_GROUP} new orders into a store of ${STORED / 1000}k rewrit
   t.after(() => db.close());
   db.exec('UPDATE order_id_levels SET capacity = 512 << (3 * level) WHERE capacity IS NOT NULL');
   const placed = (from: number, count: number, height: number) =>
-    block(height, { orders: Array.from({ length: count }, (_, i) => order(from + i, { id: idOf(from + i).toString('hex'), status: STATUS.FILLED })) });
+    block(height, { orders: Array.from({ length: count }, (_, i) => order(from + i, { id: hashedId(from + i), status: STATUS.FILLED })) });
   const writer = await SqliteWriter.open(path);
   for (let b = 0; b < STORED / 5000; b++) await writeBlocks(writer, [placed(b * 5000, 5000, b + 1)]);
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -128,7 +131,7 @@ test(`groups of ${PER_GROUP} new orders into a store of ${STORED / 1000}k rewrit
 test('a store of schema 9 migrates: every id into the last level, the index of every id gone, each order found by id', async (t) => {
   const { path } = tempDatabase(t);
   const writer = await SqliteWriter.open(path);
-  const ids = Array.from({ length: 300 }, (_, n) => idOf(n).toString('hex'));
+  const ids = Array.from({ length: 300 }, (_, n) => hashedId(n));
   await writeBlocks(writer, [1, 2, 3].map((h) => block(h, { orders: ids.slice((h - 1) * 100, h * 100).map((id, i) => order(i, { id })) })));
   await writer.close();
   const v9 = new Database(path);
@@ -145,5 +148,5 @@ test('a store of schema 9 migrates: every id into the last level, the index of e
   const store = openSqliteStore({ path, readOnly: true });
   t.after(() => store.close());
   for (const id of ids) assert.equal(JSON.parse((await store.getOrder(id)).node!).id, id);
-  assert.equal((await store.getOrder(idOf(300).toString('hex'))).node, undefined, 'an id never stored');
+  assert.equal((await store.getOrder(hashedId(300))).node, undefined, 'an id never stored');
 });

@@ -24,8 +24,12 @@ import type { CommittedBlock } from '../store.js';
 import { checkAside } from './copy-check-aside.js';
 import { fromSqlite } from './errors.js';
 import { columnsOf, quoted, SOURCE_MMAP_BYTES, sqliteTableReader } from './copy-tables.js';
+import { ORDER_ID_TABLES } from './order-ids.js';
 import { LAST_BLOCK_SQL, readLastBlock } from './reader.js';
 import { SCHEMA_VERSION } from './schema.js';
+
+/** The table the id levels index: copied with it. */
+export const ORDERS_WITH_ID_LEVELS = 'orders_current';
 
 /** The attached source's name in the target's connection. */
 const SOURCE = 'source';
@@ -84,13 +88,27 @@ export async function attachSqliteSource(db: Database.Database, dataDir: string,
   }
 }
 
-/** Every column of the table from the source's file into the target's, the rows a migration put there first removed. */
+/**
+ * Every column of the table from the source's file into the target's, the
+ * rows a migration put there first removed; orders_current with its index
+ * by id, the id levels (./order-ids.ts), which no plan names.
+ */
 function copyTable(db: Database.Database, plan: TablePlan): void {
-  const name = quoted(plan.target.name);
-  const names = (schema: string) => columnsOf(db, schema, plan.target.name).map((c) => quoted(c.name));
+  copyWhole(db, plan.target.name);
+  if (plan.target.name === ORDERS_WITH_ID_LEVELS) for (const table of ORDER_ID_TABLES) copyWhole(db, table);
+}
+
+/**
+ * Only `SELECT *` into a table of the same columns, empty, takes SQLite's
+ * transfer optimization, which copies the table's records and, where the
+ * target keeps them, its indexes' entries, in order, as VACUUM does: the
+ * target's indexes are the source's, never sorted again.
+ */
+function copyWhole(db: Database.Database, table: string): void {
+  const name = quoted(table);
+  const names = (schema: string) => columnsOf(db, schema, table).map((c) => quoted(c.name));
   const target = names('main');
   const source = names(SOURCE);
-  // Only `SELECT *` into a table of the same columns takes SQLite's transfer optimization.
   const same = target.length === source.length && target.every((c, i) => c === source[i]);
   db.prepare(`DELETE FROM main.${name}`).run();
   db.prepare(same

@@ -5,8 +5,10 @@
  * store's own migrations, and renamed to ledger.db once checked: a rename is
  * atomic, so the folder holds a whole store or an incomplete one, never a
  * part served as if whole. While building: a journal in memory and no
- * syncing (a copy cut short is started over, never recovered), indexes dropped and
- * built once after the rows, large transactions.
+ * syncing (a copy cut short is started over, never recovered), large
+ * transactions. Rows loaded one by one go in with the indexes dropped, which
+ * are built once after the rows; a copy from another embedded store keeps
+ * them, and takes the source's entries in order (./copy-attached.ts).
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -19,7 +21,7 @@ import { databasePath } from '../location.js';
 import { u64 } from '../rows.js';
 import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
-import { attachSqliteSource } from './copy-attached.js';
+import { attachSqliteSource, ORDERS_WITH_ID_LEVELS } from './copy-attached.js';
 import { NUMBERED_HERE, quoted, sqliteTableReader } from './copy-tables.js';
 import { fillOrderIds, ORDER_NO_OF_ID } from './order-ids.js';
 
@@ -53,8 +55,8 @@ export function openSqliteCopyTarget(dataDir: string): CopyTarget {
 class SqliteCopyTarget implements CopyTarget {
   readonly tables: readonly TableShape[];
   readonly reader;
-  /** The indexes the migrations made, dropped while rows load and made again after. */
-  private readonly indexes: { name: string; sql: string }[];
+  /** The indexes the migrations made, dropped while rows load one by one and made again after; undefined while kept. */
+  private dropped: { name: string; sql: string }[] | undefined;
   /** Whether the id levels hold the loaded orders' ids (./order-ids.ts). */
   private orderIdsFilled = false;
 
@@ -69,14 +71,26 @@ class SqliteCopyTarget implements CopyTarget {
     db.pragma('foreign_keys = OFF');
     this.reader = sqliteTableReader(db, path);
     this.tables = this.reader.tables;
-    const indexes = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
-    this.indexes = indexes;
-    for (const i of indexes) db.exec(`DROP INDEX ${quoted(i.name)}`);
   }
 
   /** Another embedded store is read through this connection, and copied table by table inside SQLite (./copy-attached.ts). */
   async directFrom(from: CopyStore): Promise<DirectSource | undefined> {
-    return from.kind === 'embedded' ? attachSqliteSource(this.db, from.dataDir, this.path) : undefined;
+    if (from.kind !== 'embedded') return undefined;
+    const direct = await attachSqliteSource(this.db, from.dataDir, this.path);
+    return {
+      ...direct,
+      copyTable: async (plan) => {
+        await direct.copyTable(plan);
+        if (plan.target.name === ORDERS_WITH_ID_LEVELS) this.orderIdsFilled = true;
+      },
+    };
+  }
+
+  /** Once, before the first row loaded one by one: inserting into a table without its indexes, then building each in one sort, is faster. */
+  private dropIndexes(): void {
+    if (this.dropped !== undefined) return;
+    this.dropped = this.db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+    for (const i of this.dropped) this.db.exec(`DROP INDEX ${quoted(i.name)}`);
   }
 
   async load(table: TableShape, batches: RowBatches): Promise<void> {
@@ -106,6 +120,7 @@ class SqliteCopyTarget implements CopyTarget {
       }
     });
     try {
+      this.dropIndexes();
       // The rows a migration put there (retention's one row) give way to the source's.
       this.db.prepare(`DELETE FROM ${quoted(table.name)}`).run();
       for await (const rows of batches) write(rows);
@@ -127,8 +142,9 @@ class SqliteCopyTarget implements CopyTarget {
     try {
       // A copy table by table inside SQLite (directFrom) loads no table through load().
       this.fillOrderIds();
+      const dropped = this.dropped ?? [];
       this.db.transaction(() => {
-        for (const { sql } of this.indexes) this.db.exec(sql);
+        for (const { sql } of dropped) this.db.exec(sql);
       })();
       const broken = this.db.pragma('foreign_key_check') as { table: string; parent: string }[];
       if (broken.length > 0) {

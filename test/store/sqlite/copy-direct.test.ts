@@ -41,6 +41,10 @@ test('a copy between embedded stores keeps every column, order numbers included'
       return {
         orders: db.prepare('SELECT * FROM orders_current ORDER BY no').raw(true).all() as unknown[][],
         history: db.prepare('SELECT * FROM orders_history ORDER BY height, seq').raw(true).all() as unknown[][],
+        levels: db.prepare('SELECT level, rows FROM order_id_levels ORDER BY level').raw(true).all() as unknown[][],
+        ids: db.prepare('SELECT level, count(*) FROM (SELECT 0 AS level, id_bytes FROM order_ids_0 UNION ALL SELECT 5, id_bytes FROM order_ids_5) GROUP BY level').raw(true).all() as unknown[][],
+        indexes: db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' ORDER BY name").raw(true).all() as unknown[][],
+        integrity: db.pragma('integrity_check', { simple: true }),
       };
     } finally {
       db.close();
@@ -51,4 +55,11 @@ test('a copy between embedded stores keeps every column, order numbers included'
   assert.ok(firstNumber > 1n, `pruning left the source's first order number at ${firstNumber}`);
   assert.deepEqual(got.orders, want.orders);
   assert.deepEqual(got.history, want.history);
+  // The index by id comes along as the source keeps it (its new orders in the first level), not built again into the last.
+  assert.ok((want.ids[0]?.[0] as bigint) === 0n, 'the source keeps its orders\' ids in the first level');
+  assert.deepEqual(got.levels, want.levels);
+  assert.deepEqual(got.ids, want.ids);
+  // Indexes come with their tables' rows: every one the source has, each entry where its row is.
+  assert.deepEqual(got.indexes, want.indexes);
+  assert.equal(got.integrity, 'ok');
 });

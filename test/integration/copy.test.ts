@@ -118,6 +118,10 @@ test('a pruned store copied into the other backend answers as its source and pru
     // Each index built again after the rows covers every partition, as the migrations' own do.
     const invalid = await there.select('SELECT indexrelid::regclass::text AS name FROM pg_index WHERE NOT indisvalid');
     assert.deepEqual(invalid, [], `${b.name}: indexes left invalid`);
+    // Keys and indexes dropped while rows loaded are all back, as the migrations made them.
+    const migrated = await fresh(b);
+    assert.equal(runCli(['ingest', '-', ...migrated.args], ndjson(blocks, 0, blocks.ends[0]!.events)).status, 0);
+    assert.deepEqual(await keysAndIndexes(there), await keysAndIndexes(migrated), `${b.name}: keys and indexes`);
   }
   const reference = await served(source);
   for (const { store, what } of stores) {
@@ -161,6 +165,16 @@ test('a target that is not empty is refused on one line, nothing changed', async
     assert.deepEqual(await fingerprint(target), before, `${backend.name}: nothing changed`);
   }
 });
+
+/** A PostgreSQL store's constraints and indexes, kept history's partitions aside (their spans follow the data). */
+async function keysAndIndexes(s: FreshStore): Promise<unknown> {
+  const ours = `c.relnamespace = current_schema()::regnamespace AND NOT c.relispartition`;
+  return {
+    constraints: await s.select(`SELECT c.relname AS t, k.conname AS name, pg_get_constraintdef(k.oid) AS def
+      FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid WHERE ${ours} ORDER BY 1, 2`),
+    indexes: await s.select(`SELECT c.relname AS name, pg_get_indexdef(c.oid) AS def FROM pg_class c WHERE c.relkind IN ('i', 'I') AND ${ours} ORDER BY 1`),
+  };
+}
 
 /** What a store holds: its file's bytes, or every table's rows. */
 async function fingerprint(s: FreshStore): Promise<string> {

@@ -46,8 +46,9 @@ export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export interface ColumnInfo { name: string; type: string; pk: bigint | number }
 
 /**
- * Every table of the store, SQLite's own and the id levels left out (each
- * target builds its own), each with its primary key or else its first whole
+ * Every table of the store, SQLite's own and the id levels left out (an
+ * index: a copy between embedded stores carries them with orders_current,
+ * any other target builds its own), each with its primary key or else its first whole
  * unique index as key (orders by their id); without the columns it numbers
  * for itself (NUMBERED_HERE).
  */

@@ -78,36 +78,16 @@ export async function openPostgresCopyTarget(url: string, source: string): Promi
       WHERE ic.relnamespace = current_schema()::regnamespace AND NOT ic.relispartition
         AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`);
     for (const { name } of rows) await client.query(`DROP INDEX ${quoted(name)}`);
-    const keys = await dropKeys(client, reader.tables.map((t) => t.name));
-    return new PostgresCopyTarget(client, reader, [...keys, ...rows.map((r) => r.sql)]);
+    return new PostgresCopyTarget(client, reader, rows.map((r) => r.sql));
   } catch (e) {
     await client?.end().catch(() => undefined);
     throw fromPostgres(e, url);
   }
 }
 
-/**
- * The primary keys and unique constraints of the plain tables among
- * `tables`, dropped, as the statements that add them again. Each loaded row
- * would otherwise go into its key's B-tree as it comes: orders_current's key
- * is its random id, a page anywhere in a tree that outgrows shared buffers.
- * Kept history's partitions keep theirs: their rows come in key order.
- */
-async function dropKeys(client: pg.Client, tables: readonly string[]): Promise<string[]> {
-  const { rows } = await client.query<{ table: string; name: string; def: string }>(`
-    SELECT c.relname AS table, k.conname AS name, pg_get_constraintdef(k.oid) AS def
-    FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
-    WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND NOT c.relispartition
-      AND k.contype IN ('p', 'u') AND c.relname = ANY ($1::text[])
-      AND NOT EXISTS (SELECT 1 FROM pg_constraint f WHERE f.contype = 'f' AND f.conindid = k.conindid)`, [tables]);
-  for (const { table, name } of rows) await client.query(`ALTER TABLE ${quoted(table)} DROP CONSTRAINT ${quoted(name)}`);
-  return rows.map(({ table, name, def }) => `ALTER TABLE ${quoted(table)} ADD CONSTRAINT ${quoted(name)} ${def}`);
-}
-
 class PostgresCopyTarget implements CopyTarget {
   readonly tables: readonly TableShape[];
 
-  /** `indexes`: what was dropped while rows load, as the statements that make it again, keys first. */
   constructor(private readonly client: pg.Client, readonly reader: TableReader, private readonly indexes: string[]) {
     this.tables = reader.tables;
   }

@@ -29,7 +29,7 @@ import { LAST_BLOCK_SQL, readLastBlock } from './reader.js';
 import { SCHEMA_VERSION } from './schema.js';
 
 /** The table the id levels index: copied with it. */
-export const ORDERS_WITH_ID_LEVELS = 'orders_current';
+const ORDERS_WITH_ID_LEVELS = 'orders_current';
 
 /** The attached source's name in the target's connection. */
 const SOURCE = 'source';

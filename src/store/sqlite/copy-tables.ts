@@ -120,7 +120,7 @@ export async function* sqliteRows(db: Database.Database, table: TableShape, orde
     if (batch.length > 0) yield batch;
     return;
   }
-  // The key's values as stored, after the row's own columns: bound back as they are, they seek to the row itself.
+  // A page seeks past the last row's key, bound back as stored: its rowid, read after the row's own columns, or its primary key's columns.
   const { key, rowid } = pages;
   const select = `SELECT ${columns.join(', ')}${rowid ? `, ${safeInteger('rowid')}` : ''} FROM ${quoted(schema)}.${quoted(table.name)}`;
   const keyList = (rowid ? ['rowid'] : key.map(quoted)).join(', ');
@@ -132,7 +132,7 @@ export async function* sqliteRows(db: Database.Database, table: TableShape, orde
   let rows = first.all() as NeutralRow[];
   while (rows.length > 0) {
     const last = rows[rows.length - 1]!;
-    const seek = keyAt.map((i) => storedKey(last[i]!, i < width ? table.columns[i]!.kind : 'int'));
+    const seek = keyAt.map((i) => storedKey(last[i] ?? null, i < width ? table.columns[i]!.kind : 'int'));
     for (const row of rows) {
       if (rowid) row.length = width;
       neutral(row, integerAt, bytesAt);

@@ -21,7 +21,7 @@ import { databasePath } from '../location.js';
 import { u64 } from '../rows.js';
 import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
-import { attachSqliteSource, ORDERS_WITH_ID_LEVELS } from './copy-attached.js';
+import { attachSqliteSource } from './copy-attached.js';
 import { NUMBERED_HERE, quoted, sqliteTableReader } from './copy-tables.js';
 import { fillOrderIds, ORDER_NO_OF_ID } from './order-ids.js';
 
@@ -57,8 +57,6 @@ class SqliteCopyTarget implements CopyTarget {
   readonly reader;
   /** The indexes the migrations made, dropped while rows load one by one and made again after; undefined while kept. */
   private dropped: { name: string; sql: string }[] | undefined;
-  /** Whether the id levels hold the loaded orders' ids (./order-ids.ts). */
-  private orderIdsFilled = false;
 
   constructor(private readonly db: Database.Database, private readonly path: string, private readonly finalPath: string) {
     // Out of WAL (every page written twice, and the WAL as large as the store), to a journal in
@@ -75,15 +73,7 @@ class SqliteCopyTarget implements CopyTarget {
 
   /** Another embedded store is read through this connection, and copied table by table inside SQLite (./copy-attached.ts). */
   async directFrom(from: CopyStore): Promise<DirectSource | undefined> {
-    if (from.kind !== 'embedded') return undefined;
-    const direct = await attachSqliteSource(this.db, from.dataDir, this.path);
-    return {
-      ...direct,
-      copyTable: async (plan) => {
-        await direct.copyTable(plan);
-        if (plan.target.name === ORDERS_WITH_ID_LEVELS) this.orderIdsFilled = true;
-      },
-    };
+    return from.kind === 'embedded' ? attachSqliteSource(this.db, from.dataDir, this.path) : undefined;
   }
 
   /** Once, before the first row loaded one by one: inserting into a table without its indexes, then building each in one sort, is faster. */
@@ -124,24 +114,15 @@ class SqliteCopyTarget implements CopyTarget {
       // The rows a migration put there (retention's one row) give way to the source's.
       this.db.prepare(`DELETE FROM ${quoted(table.name)}`).run();
       for await (const rows of batches) write(rows);
-      // History finds each row's order by its id (above).
-      if (table.name === 'orders_current') this.fillOrderIds();
+      // History finds each row's order by its id (above): every loaded order's id into the last id level.
+      if (table.name === 'orders_current') this.db.transaction(() => fillOrderIds(this.db))();
     } catch (e) {
       throw fromSqlite(e, this.path);
     }
   }
 
-  /** Every loaded order's id into the last id level, once. */
-  private fillOrderIds(): void {
-    if (this.orderIdsFilled) return;
-    this.db.transaction(() => fillOrderIds(this.db))();
-    this.orderIdsFilled = true;
-  }
-
   async finishLoad(): Promise<void> {
     try {
-      // A copy table by table inside SQLite (directFrom) loads no table through load().
-      this.fillOrderIds();
       const dropped = this.dropped ?? [];
       this.db.transaction(() => {
         for (const { sql } of dropped) this.db.exec(sql);

@@ -210,6 +210,8 @@ async function main(): Promise<void> {
       const seconds = Number(values['page-seconds']);
       for (const [direction, source, from, target] of seconds <= 0 ? [] : [
         ['embedded -> PostgreSQL', ['--data-dir', ds.dataDir], ds.dataDir, await freshDatabase(serverUrl, `${name}_b`)],
+        // A backup of a store serve is writing: the copy's two threads read the source beside its readers.
+        ['embedded -> embedded', ['--data-dir', ds.dataDir], ds.dataDir, e2],
         ['PostgreSQL -> embedded', ['--database-url', p1], p1, e2],
       ] as [string, string[], string, string][]) {
         log(`${size}: pages of the source beside ${direction}`);

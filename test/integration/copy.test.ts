@@ -118,7 +118,7 @@ test('a pruned store copied into the other backend answers as its source and pru
     // Each index built again after the rows covers every partition, as the migrations' own do.
     const invalid = await there.select('SELECT indexrelid::regclass::text AS name FROM pg_index WHERE NOT indisvalid');
     assert.deepEqual(invalid, [], `${b.name}: indexes left invalid`);
-    // Keys and indexes dropped while rows loaded are all back, as the migrations made them.
+    // The indexes dropped while rows loaded are all back, and every key, as the migrations made them.
     const migrated = await fresh(b);
     assert.equal(runCli(['ingest', '-', ...migrated.args], ndjson(blocks, 0, blocks.ends[0]!.events)).status, 0);
     assert.deepEqual(await keysAndIndexes(there), await keysAndIndexes(migrated), `${b.name}: keys and indexes`);

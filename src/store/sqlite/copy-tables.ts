@@ -82,8 +82,8 @@ function uniqueKey(db: Database.Database, schema: string, table: string): string
 
 /**
  * Rows per page. A page is read with one call into the driver (all()),
- * where iterate() crosses into it once a row: 1.9 against 3.5 us a
- * current-state row, 1.0 against 1.8 a history row (BENCHMARKS.md, "Copying a store").
+ * where iterate() crosses into it once a row, which took about twice the
+ * time a row (BENCHMARKS.md, "Indexes carried, pages read").
  */
 export const PAGE_ROWS = 4096;
 

@@ -24,12 +24,9 @@ import type { CommittedBlock } from '../store.js';
 import { checkAside } from './copy-check-aside.js';
 import { fromSqlite } from './errors.js';
 import { columnsOf, quoted, SOURCE_MMAP_BYTES, sqliteTableReader } from './copy-tables.js';
-import { ORDER_ID_TABLES } from './order-ids.js';
+import { INDEXED_BY_ID_LEVELS, ORDER_ID_TABLES } from './order-ids.js';
 import { LAST_BLOCK_SQL, readLastBlock } from './reader.js';
 import { SCHEMA_VERSION } from './schema.js';
-
-/** The table the id levels index: copied with it. */
-const ORDERS_WITH_ID_LEVELS = 'orders_current';
 
 /** The attached source's name in the target's connection. */
 const SOURCE = 'source';
@@ -95,7 +92,7 @@ export async function attachSqliteSource(db: Database.Database, dataDir: string,
  */
 function copyTable(db: Database.Database, plan: TablePlan): void {
   copyWhole(db, plan.target.name);
-  if (plan.target.name === ORDERS_WITH_ID_LEVELS) for (const table of ORDER_ID_TABLES) copyWhole(db, table);
+  if (plan.target.name === INDEXED_BY_ID_LEVELS) for (const table of ORDER_ID_TABLES) copyWhole(db, table);
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ReadOrder, RowBatches, TableReader } from '../copy/contract.js';
 import { fromSqlite } from './errors.js';
 import { integerOf, MAX_SAFE_SQL, type NeutralKind, type NeutralRow, type NeutralValue, type TableShape } from '../copy/neutral.js';
 import { u64 } from '../rows.js';
-import { ORDER_ID_TABLES } from './order-ids.js';
+import { INDEXED_BY_ID_LEVELS, ORDER_ID_TABLES } from './order-ids.js';
 
 /** Declared types (STRICT tables) -> kinds. ANY holds the unsigned 64-bit values (../rows.ts u64()). */
 const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: 'text', BLOB: 'bytes' };
@@ -23,11 +23,6 @@ const KINDS: Record<string, NeutralKind> = { INTEGER: 'int', ANY: 'u64', TEXT: '
  */
 export const NUMBERED_HERE: ReadonlyMap<string, string> = new Map([['orders_current', 'no'], ['orders_history', 'order_no']]);
 
-/**
- * Tables keyed by what a unique index no longer says: an order's id is kept
- * unique by the id levels (./order-ids.ts), which index orders_current.
- */
-const KEYED_BY_ID_LEVELS = 'orders_current';
 
 /**
  * A copy's source is read sequentially and in bulk: through a memory map
@@ -47,10 +42,11 @@ export interface ColumnInfo { name: string; type: string; pk: bigint | number }
 
 /**
  * Every table of the store, SQLite's own and the id levels left out (an
- * index: a copy between embedded stores carries them with orders_current,
- * any other target builds its own), each with its primary key or else its first whole
- * unique index as key (orders by their id); without the columns it numbers
- * for itself (NUMBERED_HERE).
+ * index: a copy between embedded stores carries them with the table they
+ * index, any other target builds its own), each keyed by its primary key,
+ * else by the id the levels keep unique (INDEXED_BY_ID_LEVELS), else by its
+ * first whole unique index; without the columns it numbers for itself
+ * (NUMBERED_HERE).
  */
 export function tableShapes(db: Database.Database, schema = 'main'): TableShape[] {
   const names = db.prepare(`SELECT name FROM ${quoted(schema)}.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`)
@@ -63,7 +59,7 @@ export function tableShapes(db: Database.Database, schema = 'main'): TableShape[
       return { name: c.name, kind, type: c.type.toUpperCase() };
     });
     const pk = info.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => c.name);
-    const key = pk.length > 0 ? pk : name === KEYED_BY_ID_LEVELS ? ['id_bytes'] : uniqueKey(db, schema, name);
+    const key = pk.length > 0 ? pk : name === INDEXED_BY_ID_LEVELS ? ['id_bytes'] : uniqueKey(db, schema, name);
     return { name, columns, key: key ?? columns.map((c) => c.name) };
   });
 }
@@ -190,7 +186,7 @@ function pagedBy(db: Database.Database, schema: string, table: TableShape, order
 function fromInOrder(schema: string, table: string, order: ReadOrder): string {
   const from = `${quoted(schema)}.${quoted(table)}`;
   if (order === 'stored') return from;
-  if (table === KEYED_BY_ID_LEVELS && order.length === 1 && order[0] === 'id_bytes') {
+  if (table === INDEXED_BY_ID_LEVELS && order.length === 1 && order[0] === 'id_bytes') {
     return `(SELECT id_bytes AS lq_id, no AS lq_no FROM ${quoted(schema)}.order_ids ORDER BY id_bytes LIMIT -1) AS lq_ids ` +
       `JOIN ${from} ON ${from}.no = lq_ids.lq_no ORDER BY lq_ids.lq_id`;
   }

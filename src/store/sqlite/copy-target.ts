@@ -23,7 +23,7 @@ import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
 import { attachSqliteSource } from './copy-attached.js';
 import { NUMBERED_HERE, quoted, sqliteTableReader } from './copy-tables.js';
-import { fillOrderIds, ORDER_NO_OF_ID } from './order-ids.js';
+import { fillOrderIds, INDEXED_BY_ID_LEVELS, ORDER_NO_OF_ID } from './order-ids.js';
 
 /** The page cache while building: index builds sort in it. */
 const BUILD_CACHE_KIB = 512 * 1024;
@@ -115,7 +115,7 @@ class SqliteCopyTarget implements CopyTarget {
       this.db.prepare(`DELETE FROM ${quoted(table.name)}`).run();
       for await (const rows of batches) write(rows);
       // History finds each row's order by its id (above): every loaded order's id into the last id level.
-      if (table.name === 'orders_current') this.db.transaction(() => fillOrderIds(this.db))();
+      if (table.name === INDEXED_BY_ID_LEVELS) this.db.transaction(() => fillOrderIds(this.db))();
     } catch (e) {
       throw fromSqlite(e, this.path);
     }

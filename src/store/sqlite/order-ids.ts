@@ -35,6 +35,9 @@ export const ORDER_ID_TABLES: ReadonlySet<string> = new Set([
   'order_id_levels',
 ]);
 
+/** The table the id levels index (each id_bytes, with its row's no): a copy keys it by id and carries the levels with it. */
+export const INDEXED_BY_ID_LEVELS = 'orders_current';
+
 /** The number of the stored order whose id bytes are the statement's parameter, or NULL. */
 export const ORDER_NO_OF_ID = '(SELECT no FROM order_ids WHERE id_bytes = ?)';
 
@@ -71,14 +74,14 @@ export class DeletedOrderIds {
   constructor(db: Database.Database) {
     // The connection's own, never in the file.
     db.exec('CREATE TEMP TABLE IF NOT EXISTS lq_deleted_ids (id_bytes BLOB PRIMARY KEY) WITHOUT ROWID');
-    this.note = db.prepare('INSERT OR IGNORE INTO temp.lq_deleted_ids (id_bytes) SELECT id_bytes FROM orders_current WHERE no = ?');
+    this.note = db.prepare('INSERT OR IGNORE INTO temp.lq_deleted_ids (id_bytes) VALUES (?)');
     this.deletes = levels.map((l) => db.prepare(`DELETE FROM ${levelTable(l)} WHERE id_bytes IN (SELECT id_bytes FROM temp.lq_deleted_ids)`));
     this.clear = db.prepare('DELETE FROM temp.lq_deleted_ids');
   }
 
-  /** Before the order numbered `no` is deleted. */
-  add(no: bigint): void {
-    this.note.run(no);
+  /** The id of an order the batch deletes. */
+  add(id: Uint8Array): void {
+    this.note.run(id);
   }
 
   /** After them: their ids out of every level. */

@@ -107,23 +107,23 @@ export class SqlitePruner {
   private sweep(from: bigint, to: bigint): number {
     const s = this.statements;
     const range = [u64(from), u64(to)];
-    const latest = s.latestRows.all(...range) as [height: unknown, seq: unknown, no: bigint, ...counted: unknown[]][];
+    const latest = s.latestRows.all(...range) as [height: unknown, seq: unknown, no: bigint, id: Uint8Array, ...counted: unknown[]][];
     const counts = COUNTED_DIMENSIONS.map(() => new Map<bigint, number>());
-    const gone: bigint[] = [];
+    const gone: { no: bigint; id: Uint8Array }[] = [];
     let resting = 0;
-    for (const [height, seq, no, ...counted] of latest) {
+    for (const [height, seq, no, id, ...counted] of latest) {
       if (CAN_TRADE_STATUSES.has(Number(counted[STATUS_COLUMN]))) {
         s.rest.run(height, seq);
         resting += 1;
         continue;
       }
-      gone.push(no);
+      gone.push({ no, id });
       counted.forEach((value, d) => counts[d]!.set(value as bigint, (counts[d]!.get(value as bigint) ?? 0) - 1));
     }
     // In table order: neighbouring rows share pages.
-    gone.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const no of gone) {
-      this.deletedIds.add(no);
+    gone.sort((a, b) => (a.no < b.no ? -1 : a.no > b.no ? 1 : 0));
+    for (const { no, id } of gone) {
+      this.deletedIds.add(id);
       s.deleteCurrent.run(no);
     }
     this.deletedIds.flush();
@@ -157,9 +157,9 @@ function prepare(db: Database.Database) {
     ),
     firstBlockFrom: db.prepare('SELECT height, time FROM blocks WHERE height >= ? ORDER BY height LIMIT 1'),
     firstYoungBlock: db.prepare('SELECT height FROM blocks WHERE height > ? AND height < ? AND time >= ? ORDER BY height LIMIT 1').pluck(),
-    // Each order's latest row in the range, with its current state's number and counted columns.
+    // Each order's latest row in the range, with its current state's number, id and counted columns.
     latestRows: db.prepare(
-      `SELECT h.height, h.seq, o.no, ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')} ` +
+      `SELECT h.height, h.seq, o.no, o.id_bytes, ${COUNTED_DIMENSIONS.map(([, c]) => `o.${c}`).join(', ')} ` +
         `FROM orders_history h JOIN orders_current o ON o.no = h.order_no WHERE h.height >= ? AND h.height < ? AND ${isLatest(SQLITE.historyOrder.column)}`,
     ).raw(true),
     rest: db.prepare('INSERT INTO lq_resting_batch (height, seq) VALUES (?, ?)'),

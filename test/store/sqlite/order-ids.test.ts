@@ -57,7 +57,7 @@ test('every stored id is found in exactly one level, whatever the orders added a
         model.set(id.toString('hex'), no);
       }
       for (const hex of [...model.keys()].slice(0, removeCount)) {
-        deletedIds.add(model.get(hex)!);
+        deletedIds.add(Buffer.from(hex, 'hex'));
         remove.run(model.get(hex)!);
         model.delete(hex);
         deleted.push(Buffer.from(hex, 'hex'));

@@ -1,8 +1,9 @@
 /**
  * Where a PostgreSQL store's bytes are, for the retention benchmark's log:
  * history partitions, current state (with its indexes), resting rows and
- * the rest, and how far autovacuum has got with current state: a store
- * that grows from window to window says here which table holds it.
+ * the rest, and how far vacuums (autovacuum's, the writer's) have got with
+ * current state: a store that grows from window to window says here which
+ * table holds it.
  */
 import pg from 'pg';
 
@@ -19,11 +20,12 @@ export async function postgresSizes(url: string): Promise<string> {
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind IN ('r', 'm') AND n.nspname = 'public'
       GROUP BY 1 ORDER BY 1`);
-    const vacuum = (await client.query<{ live: string; dead: string; vacuums: string }>(
-      `SELECT n_live_tup::text AS live, n_dead_tup::text AS dead, autovacuum_count::text AS vacuums
+    const vacuum = (await client.query<{ live: string; dead: string; auto: string; writer: string }>(
+      `SELECT n_live_tup::text AS live, n_dead_tup::text AS dead, autovacuum_count::text AS auto, vacuum_count::text AS writer
        FROM pg_stat_user_tables WHERE relname = 'orders_current'`,
     )).rows[0];
-    return `${rows.map((r) => `${r.part} ${r.mb} MB`).join(', ')}; orders_current ${vacuum?.live} live rows, ${vacuum?.dead} dead, ${vacuum?.vacuums} autovacuums`;
+    return `${rows.map((r) => `${r.part} ${r.mb} MB`).join(', ')}; ` +
+      `orders_current ${vacuum?.live} live rows, ${vacuum?.dead} dead, ${vacuum?.auto} autovacuums, ${vacuum?.writer} by the writer`;
   } finally {
     await client.end();
   }

@@ -17,7 +17,8 @@
  *    are copied to orders_history_resting, and the blocks go.
  * 3. The retention row: the oldest kept block moves past the run.
  *
- * Returns the rows pruned, whether more is left now, and pruned_below.
+ * Returns the rows pruned, the orders forgotten (current-state rows deleted:
+ * ./vacuum.ts counts them), whether more is left now, and pruned_below.
  */
 import { CAN_TRADE, COUNTED_DIMENSIONS, noLaterRow } from '../prune-sql.js';
 import { POSTGRES } from './dialect.js';
@@ -39,7 +40,7 @@ export const PRUNE_BATCH_FUNCTION = 'pg_temp.lq_prune_batch';
 
 export const CREATE_PRUNE_BATCH = `
 CREATE OR REPLACE FUNCTION ${PRUNE_BATCH_FUNCTION}(win_ns BIGINT, max_rows INTEGER,
-  OUT pruned BIGINT, OUT more BOOLEAN, OUT below NUMERIC)
+  OUT pruned BIGINT, OUT forgotten BIGINT, OUT more BOOLEAN, OUT below NUMERIC)
 LANGUAGE plpgsql AS $fn$
 DECLARE
   started TIMESTAMPTZ := clock_timestamp();
@@ -58,6 +59,7 @@ DECLARE
   ns BIGINT;
 BEGIN
   pruned := 0;
+  forgotten := 0;
   more := false;
   SELECT r.pruned_below, r.recheck_height INTO below, recheck FROM retention r WHERE r.only_row = 1 FOR UPDATE;
   SELECT l.height, l.time::numeric - win_ns INTO last_height, cutoff FROM last_block l WHERE l.only_row = 1;
@@ -111,6 +113,7 @@ BEGIN
       ON CONFLICT (dimension, value) DO UPDATE SET n = order_counts.n + excluded.n
     )
     SELECT count(*) INTO got FROM forgotten;
+    forgotten := got;
     pruned := pruned + got;
     INSERT INTO orders_history_resting (height, seq, id_bytes, version, market_no, party_no, message)
       SELECT h.height, h.seq, h.id_bytes, h.version, h.market_no, h.party_no, h.message

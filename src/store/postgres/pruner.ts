@@ -11,7 +11,8 @@
  * a partition wholly below the oldest kept block is dropped, in a
  * transaction of its own that waits at most DROP_LOCK_TIMEOUT for the
  * readers that hold it. The batch itself is one statement
- * (./prune-batch-sql.ts).
+ * (./prune-batch-sql.ts); the writer vacuums what batches delete
+ * (./vacuum.ts).
  */
 import type pg from 'pg';
 import type { PruneBatch } from '../prune-turns.js';
@@ -32,6 +33,8 @@ export class PostgresPruner {
     private readonly partitions: WriterPartitions,
     /** Throws once the writer lock is lost: a standby may be pruning by then. */
     private readonly check: () => void,
+    /** Told of the orders each batch forgets (./vacuum.ts). */
+    private readonly forgot: (orders: number) => void = () => {},
   ) {}
 
   readonly step = async (maxRows: number): Promise<PruneBatch> => {
@@ -39,11 +42,12 @@ export class PostgresPruner {
     this.created ??= this.client.query(CREATE_PRUNE_BATCH);
     await this.created;
     // One statement, its own transaction.
-    const { rows } = await this.client.query<{ pruned: string; more: boolean; below: string }>(
-      `SELECT pruned::text AS pruned, more, below::text AS below FROM ${PRUNE_BATCH_FUNCTION}($1, $2)`,
+    const { rows } = await this.client.query<{ pruned: string; forgotten: string; more: boolean; below: string }>(
+      `SELECT pruned::text AS pruned, forgotten::text AS forgotten, more, below::text AS below FROM ${PRUNE_BATCH_FUNCTION}($1, $2)`,
       [this.windowNs.toString(), maxRows],
     );
     const batch = rows[0]!;
+    if (batch.forgotten !== '0') this.forgot(Number(batch.forgotten));
     const blocked = await this.dropBelow(BigInt(batch.below));
     return { rows: Number(batch.pruned), more: batch.more || blocked, ...(blocked && { blocked }) };
   };

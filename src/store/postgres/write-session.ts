@@ -17,6 +17,7 @@ import { WriterLease, type LeaseOptions } from './election.js';
 import { blocksPerSecond, partitionSpan, WriterPartitions } from './partitions.js';
 import { PostgresPruner } from './pruner.js';
 import { migrate } from './schema.js';
+import { WriterVacuum } from './vacuum.js';
 
 export interface WriteSessionOptions extends LeaseOptions {
   retention?: Retention | undefined;
@@ -32,13 +33,18 @@ export interface WriteSessionOptions extends LeaseOptions {
 export class PostgresWriteSession implements WriteSession<BinaryGroup> {
   private readonly groups: GroupWriter;
   readonly prune: PruneStep | undefined;
+  private readonly vacuum: WriterVacuum | undefined;
 
-  private constructor(private readonly client: pg.Client, private readonly lease: WriterLease, retention: Retention) {
+  private constructor(
+    private readonly client: pg.Client, private readonly lease: WriterLease, retention: Retention, url: string,
+    notice: ((message: string) => void) | undefined,
+  ) {
     const partitions = new WriterPartitions(async (c) => partitionSpan(retention, await blocksPerSecond(c)));
     this.groups = new GroupWriter(client, partitions);
-    this.prune = retention.kind === 'window'
-      ? new PostgresPruner(client, retention.ns, partitions, () => lease.check()).step
-      : undefined;
+    if (retention.kind === 'window') {
+      const vacuum = (this.vacuum = new WriterVacuum(url, notice));
+      this.prune = new PostgresPruner(client, retention.ns, partitions, () => lease.check(), (n) => vacuum.forgot(n)).step;
+    }
   }
 
   /**
@@ -75,7 +81,7 @@ export class PostgresWriteSession implements WriteSession<BinaryGroup> {
       const said = prunedBeforeNotice(rows[0]?.window_ns ?? undefined, retention);
       if (said !== undefined) options.notice?.(said);
       client.off('error', onError);
-      return new PostgresWriteSession(client, lease, retention);
+      return new PostgresWriteSession(client, lease, retention, url, options.notice);
     } catch (e) {
       await client.end().catch(() => undefined);
       const aborted = options.signal?.aborted === true;
@@ -109,6 +115,7 @@ export class PostgresWriteSession implements WriteSession<BinaryGroup> {
 
   /** Gives up the writer lock and ends the session. */
   async close(): Promise<void> {
+    await this.vacuum?.close(this.client);
     await this.lease.release().catch(() => undefined);
     await this.client.end().catch(() => undefined);
   }

@@ -3,18 +3,21 @@
  * a prune batch is one statement, whatever it prunes (each round trip
  * waits for the server's process to be scheduled on a loaded machine), and
  * the tables pruning deletes from are vacuumed sooner than the defaults
- * would. What a batch keeps and forgets: test/store/retention.test.ts.
+ * would, by autovacuum and by the writer itself. What a batch keeps and
+ * forgets: test/store/retention.test.ts.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { STATUS } from '../../../src/domain/enums.js';
+import { parseRetention } from '../../../src/domain/retention.js';
 import { WriterPartitions } from '../../../src/store/postgres/partitions.js';
 import { PostgresPruner } from '../../../src/store/postgres/pruner.js';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
 import { createTestDatabase, forEachServer, query } from '../../support/postgres.js';
-import { block, order } from '../helpers.js';
+import { block, order, placedThenFilled } from '../helpers.js';
 
 const SECOND = 1_000_000_000n;
 
@@ -110,6 +113,31 @@ forEachServer((server) => {
     for (const table of ['orders_current', 'orders_history_resting', 'blocks']) {
       assert.equal(setting(table, 'autovacuum_vacuum_cost_delay'), 'autovacuum_vacuum_cost_delay=0', table);
     }
+  });
+
+  test(`${server.label}: the writer vacuums the tables pruning deletes from, without waiting for autovacuum`, async (t) => {
+    const db = await createTestDatabase(server);
+    t.after(() => db.drop());
+    await (await PostgresWriter.open(db.url, {})).close();
+    // Autovacuum off for these tables: whatever vacuums them here is the writer.
+    await query(db.url, `ALTER TABLE orders_current SET (autovacuum_enabled = off);
+      ALTER TABLE orders_history_resting SET (autovacuum_enabled = off); ALTER TABLE blocks SET (autovacuum_enabled = off)`);
+    const vacuums = async () => (await query<{ n: string }>(db.url,
+      "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'orders_current'"))[0]!.n;
+    assert.equal(await vacuums(), '0');
+
+    // 3,000 orders placed then filled a block later, a window of 10 blocks: 2,400 are forgotten, past the 1,000 that make a vacuum due.
+    const writer = await PostgresWriter.open(db.url, { retention: parseRetention('10s')! });
+    let seen = '0';
+    try {
+      await writeBlocks(writer, placedThenFilled(60, 50));
+      // The vacuum runs beside the writer; the server counts it once it ends.
+      for (const until = Date.now() + 20_000; seen === '0' && Date.now() < until; await sleep(100)) seen = await vacuums();
+    } finally {
+      await writer.close();
+    }
+    assert.notEqual(seen, '0', 'orders_current was vacuumed while the writer pruned');
+    assert.equal((await query<{ n: string }>(db.url, 'SELECT count(*)::text AS n FROM orders_current'))[0]!.n, '600');
   });
 });
 

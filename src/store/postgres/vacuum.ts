@@ -1,0 +1,100 @@
+/**
+ * The writer's vacuum: the writer vacuums the tables pruning deletes from
+ * itself, on a session of its own, once pruning has forgotten
+ * FLOOR + SHARE of orders_current's rows since the last time (migration 6's
+ * threshold for autovacuum, ./schema.ts). Autovacuum looks only every
+ * autovacuum_naptime (a minute by default): while a store catches up hours
+ * of network time a minute, the window turned over several times between
+ * its visits, and orders_current grew by its dead rows window after window
+ * (BENCHMARKS.md, "The writer's vacuum"). The count is the prune batches'
+ * own, not the server's statistics, which reach other sessions up to ten
+ * seconds after an idle writer's last transaction.
+ *
+ * One vacuum at a time, never on the writer's session (VACUUM cannot run
+ * in a transaction; its lock lets reads and writes through). A failure is
+ * said once a session, and the next count tries again; autovacuum still
+ * comes in its own time.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import { connect } from './connection.js';
+
+/** The tables a prune batch deletes from (./prune-batch-sql.ts): orders_current, and the two small ones with it. */
+export const VACUUMED = ['orders_current', 'orders_history_resting', 'blocks'];
+/** Forgotten orders that make a vacuum due: FLOOR + SHARE of orders_current's rows, as migration 6 tells autovacuum. */
+const FLOOR = 1000;
+const SHARE = 0.02;
+
+export class WriterVacuum {
+  private session: { client: pg.Client; pid: number } | undefined;
+  private running: Promise<void> | undefined;
+  private vacuuming = false;
+  /** Orders forgotten since the last vacuum began. */
+  private owed = 0;
+  /** orders_current's rows, as the server last estimated them (pg_class.reltuples). */
+  private rows: number | undefined;
+  private said = false;
+  private closed = false;
+
+  constructor(private readonly url: string, private readonly notice: (message: string) => void = () => {}) {}
+
+  /** A prune batch forgot `orders`: a vacuum starts if it is due and none runs. */
+  forgot(orders: number): void {
+    this.owed += orders;
+    if (this.closed || this.running !== undefined || this.owed < FLOOR + SHARE * (this.rows ?? 0)) return;
+    this.running = this.vacuumIfDue().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async vacuumIfDue(): Promise<void> {
+    try {
+      this.session ??= await this.connect();
+      this.rows ??= await this.estimate();
+      if (this.closed || this.owed < FLOOR + SHARE * this.rows) return;
+      this.owed = 0;
+      this.vacuuming = true;
+      try {
+        await this.session.client.query(`VACUUM ${VACUUMED.join(', ')}`);
+      } finally {
+        this.vacuuming = false;
+      }
+      this.rows = await this.estimate();
+    } catch (e) {
+      if (this.closed) return;
+      if (!this.said) this.notice(`the writer's vacuum of ${VACUUMED.join(', ')} failed (tried again as pruning goes on): ${(e as Error).message}`);
+      this.said = true;
+      await this.session?.client.end().catch(() => undefined);
+      this.session = undefined;
+    }
+  }
+
+  private async estimate(): Promise<number> {
+    const { rows } = await this.session!.client.query<{ n: number }>(
+      "SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'orders_current'::regclass",
+    );
+    return rows[0]!.n;
+  }
+
+  private async connect(): Promise<{ client: pg.Client; pid: number }> {
+    const client = await connect(this.url, 'vacuum');
+    client.on('error', () => {});
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return { client, pid: rows[0]!.pid };
+  }
+
+  /**
+   * Cancels a vacuum under way through `writer` (the writer's session, still
+   * open): the next one, or autovacuum, starts over where it left off.
+   */
+  async close(writer: pg.ClientBase): Promise<void> {
+    this.closed = true;
+    // Again until it ends: a cancel that reaches the session before its VACUUM does cancels nothing.
+    while (this.vacuuming && this.session !== undefined) {
+      await writer.query('SELECT pg_cancel_backend($1)', [this.session.pid]).catch(() => undefined);
+      await Promise.race([this.running, sleep(100)]);
+    }
+    await this.running?.catch(() => undefined);
+    await this.session?.client.end().catch(() => undefined);
+  }
+}

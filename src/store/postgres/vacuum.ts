@@ -1,8 +1,9 @@
 /**
  * The writer's vacuum: the writer vacuums the tables pruning deletes from
  * itself, on a session of its own, once pruning has forgotten
- * FLOOR + SHARE of orders_current's rows since the last time (migration 6's
- * threshold for autovacuum, ./schema.ts). Autovacuum looks only every
+ * FLOOR + SHARE of orders_current's rows since the last time. Autovacuum
+ * is asked to vacuum them sooner than by default (migration 6,
+ * ./schema.ts), but looks only every
  * autovacuum_naptime (a minute by default): while a store catches up hours
  * of network time a minute, the window turned over several times between
  * its visits, and orders_current grew by its dead rows window after window
@@ -21,9 +22,17 @@ import { connect } from './connection.js';
 
 /** The tables a prune batch deletes from (./prune-batch-sql.ts): orders_current, and the two small ones with it. */
 export const VACUUMED = ['orders_current', 'orders_history_resting', 'blocks'];
-/** Forgotten orders that make a vacuum due: FLOOR + SHARE of orders_current's rows, as migration 6 tells autovacuum. */
+/**
+ * Forgotten orders that make a vacuum due: FLOOR + SHARE of orders_current's
+ * rows. Each also left the dead rows of its changes, about three a forgotten
+ * order in the simulated network, so a tenth keeps the table flat; a fiftieth
+ * (migration 6's threshold for autovacuum) vacuumed four times as often and
+ * lengthened the prune batches that ran beside (BENCHMARKS.md, "The writer's vacuum").
+ */
 const FLOOR = 1000;
-const SHARE = 0.02;
+const SHARE = 0.1;
+/** The writer's vacuum yields as autovacuum's does by default: a core of two taken whole lengthened the prune batches beside it. */
+const COST_DELAY = '2ms';
 
 export class WriterVacuum {
   private session: { client: pg.Client; pid: number } | undefined;
@@ -79,6 +88,7 @@ export class WriterVacuum {
   private async connect(): Promise<{ client: pg.Client; pid: number }> {
     const client = await connect(this.url, 'vacuum');
     client.on('error', () => {});
+    await client.query(`SET vacuum_cost_delay = '${COST_DELAY}'`);
     const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     return { client, pid: rows[0]!.pid };
   }

@@ -78,11 +78,15 @@ export interface CopyTarget {
   directFrom?(from: CopyStore): Promise<DirectSource | undefined>;
   /** Writes `table`'s rows, columns as `table` lists them. */
   load(table: TableShape, batches: RowBatches): Promise<void>;
-  /** After the last row: what is faster built once (indexes), and counters that follow the rows (sequences). */
+  /**
+   * After the last row: what is faster built once (indexes), and counters
+   * that follow the rows (sequences). What runs beside the check (PostgreSQL's
+   * index builds) may still run when it resolves; complete() waits for it.
+   */
   finishLoad(): Promise<void>;
   /** Reads back what was written, to check it. */
   readonly reader: TableReader;
-  /** Clears the mark, the last step: the store is whole from here on. */
+  /** Clears the mark, the last step, once what finishLoad started is done: the store is whole from here on. */
   complete(): Promise<void>;
   /** Leaves the target marked incomplete and lets go of it (a failed or stopped copy). */
   abandon(): Promise<void>;

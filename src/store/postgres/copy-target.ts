@@ -1,10 +1,11 @@
 /**
  * A PostgreSQL database as a copy's target. The mark (COPY_MARK, a table
  * every session checks as it opens: ./connection.ts) is committed before the
- * schema is created by the store's own migrations; then every row, the
- * indexes and the check are one transaction, and the mark is dropped in it,
- * the last statement before COMMIT. A copy cut short anywhere rolls back to
- * a marked database with an empty schema; the next copy drops what the last
+ * schema is created by the store's own migrations. The rows are one
+ * transaction; once they are committed, the indexes are built on sessions
+ * of their own (./copy-indexes.ts) while the copy reads the rows back for
+ * its check, and the mark is dropped in the last transaction. A copy cut
+ * short anywhere leaves a marked database; the next copy drops what the last
  * one created (every table but those that were there before it) and starts over.
  */
 import { once } from 'node:events';
@@ -16,6 +17,7 @@ import { ARCHIVE, parseRetention } from '../../domain/retention.js';
 import type { CopyTarget, RowBatches, TableReader } from '../copy/contract.js';
 import { KEPT_HISTORY, type ColumnShape, type NeutralRow, type NeutralValue, type TableShape } from '../copy/neutral.js';
 import { BinaryCopyWriter, HEADER_BYTES } from './copy-binary.js';
+import { buildIndexes, type IndexBuild, type IndexBuilds } from './copy-indexes.js';
 import { COPY_MARK, checkSession, connect, displayUrl } from './connection.js';
 import { postgresTableReader, quoted, RESTING } from './copy-tables.js';
 import { blocksPerSecond, partitionSpan, WriterPartitions } from './partitions.js';
@@ -24,6 +26,8 @@ import { migrate } from './schema.js';
 
 /** Memory each index build may sort in: built once, after the rows. */
 const INDEX_BUILD_MEMORY = '1GB';
+/** The target's sessions: a copy's statements run as long as they take. */
+const SESSION_SETTINGS = `SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0; SET maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`;
 const TRAILER = Buffer.from([0xff, 0xff]);
 
 /**
@@ -68,17 +72,17 @@ export async function openPostgresCopyTarget(url: string, source: string): Promi
     await checkSession(client, { allowIncomplete: true });
     await markOrReset(client, url, source);
     await migrate(client);
-    await client.query(`SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0; SET maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
+    await client.query(SESSION_SETTINGS);
     await client.query('BEGIN');
     const reader = await postgresTableReader(client, url);
     // Indexes the migrations made that no constraint owns: dropped while the rows load, built after them.
-    const { rows } = await client.query<{ name: string; sql: string }>(`
-      SELECT ic.relname AS name, pg_get_indexdef(i.indexrelid) AS sql
-      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+    const { rows } = await client.query<{ name: string; sql: string; table: string }>(`
+      SELECT ic.relname AS name, pg_get_indexdef(i.indexrelid) AS sql, c.relname AS table
+      FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class c ON c.oid = i.indrelid
       WHERE ic.relnamespace = current_schema()::regnamespace AND NOT ic.relispartition
         AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`);
     for (const { name } of rows) await client.query(`DROP INDEX ${quoted(name)}`);
-    return new PostgresCopyTarget(client, reader, rows.map((r) => r.sql));
+    return new PostgresCopyTarget(client, url, reader, rows);
   } catch (e) {
     await client?.end().catch(() => undefined);
     throw fromPostgres(e, url);
@@ -87,8 +91,12 @@ export async function openPostgresCopyTarget(url: string, source: string): Promi
 
 class PostgresCopyTarget implements CopyTarget {
   readonly tables: readonly TableShape[];
+  private builds: IndexBuilds | undefined;
 
-  constructor(private readonly client: pg.Client, readonly reader: TableReader, private readonly indexes: string[]) {
+  constructor(
+    private readonly client: pg.Client, private readonly url: string, readonly reader: TableReader,
+    private readonly indexes: readonly { sql: string; table: string }[],
+  ) {
     this.tables = reader.tables;
   }
 
@@ -144,8 +152,6 @@ class PostgresCopyTarget implements CopyTarget {
   }
 
   async finishLoad(): Promise<void> {
-    // A partitioned table's index reads ON ONLY, which would leave its partitions without it.
-    for (const sql of this.indexes) await this.client.query(sql.replace(/ ON ONLY /, ' ON '));
     // Identity columns (parties, markets) go on numbering after the copied rows.
     const { rows } = await this.client.query<{ table: string; column: string }>(`
       SELECT c.relname AS table, a.attname AS column FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
@@ -156,19 +162,38 @@ class PostgresCopyTarget implements CopyTarget {
         [quoted(table), column],
       );
     }
+    const { rows: sizes } = await this.client.query<{ table: string; bytes: string }>(`
+      SELECT c.relname AS table, (CASE WHEN c.relkind = 'p'
+          THEN (SELECT coalesce(sum(pg_relation_size(i.inhrelid)), 0) FROM pg_inherits i WHERE i.inhparent = c.oid)
+          ELSE pg_relation_size(c.oid) END)::text AS bytes
+      FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')`);
+    const bytes = new Map(sizes.map((r) => [r.table, Number(r.bytes)]));
+    // The rows committed, marked: other sessions can build on them, and every command still refuses the database.
+    await this.client.query('COMMIT');
+    const builds: IndexBuild[] = this.indexes.map(({ sql, table }) => ({
+      // A partitioned table's index reads ON ONLY, which would leave its partitions without it.
+      sql: sql.replace(/ ON ONLY /, ' ON '), bytes: bytes.get(table) ?? 0,
+    }));
+    this.builds = buildIndexes(this.url, builds, SESSION_SETTINGS);
   }
 
   async complete(): Promise<void> {
-    // The planner's statistics, which autovacuum would gather in its own time; before COMMIT, so that the target
-    // becomes whole as the copy's last step.
+    await this.builds?.done;
+    await this.client.query('BEGIN');
+    // The planner's statistics, which autovacuum would gather in its own time; before the mark goes, so that the
+    // target becomes whole as the copy's last step.
     await this.client.query('ANALYZE');
     await this.client.query(`DROP TABLE ${COPY_MARK}`);
     await this.client.query('COMMIT');
     await this.client.end();
   }
 
-  /** Ends the session, and the server rolls its transaction back: a ROLLBACK would queue behind a COPY cut off midway. */
+  /**
+   * Cancels the index builds, and ends the session: the server rolls back its
+   * transaction (a ROLLBACK would queue behind a COPY cut off midway).
+   */
   async abandon(): Promise<void> {
+    await this.builds?.cancel();
     await this.client.end().catch(() => undefined);
   }
 }

@@ -33,6 +33,8 @@ const FLOOR = 1000;
 const SHARE = 0.1;
 /** The writer's vacuum yields as autovacuum's does by default: a core of two taken whole lengthened the prune batches beside it. */
 const COST_DELAY = '2ms';
+/** How long closing waits for a cancelled vacuum to end. */
+const CANCEL_WAIT_MS = 5000;
 
 export class WriterVacuum {
   private session: { client: pg.Client; pid: number } | undefined;
@@ -95,16 +97,18 @@ export class WriterVacuum {
 
   /**
    * Cancels a vacuum under way through `writer` (the writer's session, still
-   * open): the next one, or autovacuum, starts over where it left off.
+   * open): the next one, or autovacuum, starts over where it left off. A
+   * vacuum that does not end within CANCEL_WAIT_MS (the writer's session
+   * lost, say) is left to finish on the server, unwaited.
    */
   async close(writer: pg.ClientBase): Promise<void> {
     this.closed = true;
     // Again until it ends: a cancel that reaches the session before its VACUUM does cancels nothing.
-    while (this.vacuuming && this.session !== undefined) {
+    for (const until = performance.now() + CANCEL_WAIT_MS; this.vacuuming && this.session !== undefined && performance.now() < until;) {
       await writer.query('SELECT pg_cancel_backend($1)', [this.session.pid]).catch(() => undefined);
       await Promise.race([this.running, sleep(100)]);
     }
-    await this.running?.catch(() => undefined);
+    if (!this.vacuuming) await this.running?.catch(() => undefined);
     await this.session?.client.end().catch(() => undefined);
   }
 }

@@ -86,6 +86,14 @@ export interface CopyTarget {
   finishLoad(): Promise<void>;
   /** Reads back what was written, to check it. */
   readonly reader: TableReader;
+  /**
+   * Where the rows written can be read back for the check on another thread
+   * while finishLoad() runs on this one (an embedded store whose indexes are
+   * built after its rows), that thread; else undefined, and the check reads
+   * through `reader` after finishLoad(). Called once the last row is loaded;
+   * the target closes the thread in complete() or abandon().
+   */
+  checkAside?(): Promise<AsideChecks | undefined>;
   /** Clears the mark, the last step, once what finishLoad started is done: the store is whole from here on. */
   complete(): Promise<void>;
   /** Leaves the target marked incomplete and lets go of it (a failed or stopped copy). */

@@ -9,6 +9,8 @@
  * history, and hashed on a thread of their own. Where the target can read the
  * source itself (a direct source: one embedded store into another), it copies
  * each table inside its backend, and the rows are read once more, for the check.
+ * Where the target builds its indexes after the rows on this thread (an
+ * embedded store loaded row by row), a thread of its own reads them back meanwhile.
  */
 import { AbortError, CopyMismatchError } from '../../errors.js';
 import type { CommittedBlock } from '../store.js';
@@ -144,6 +146,9 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
 
     started = process.hrtime.bigint();
     progress('finishing', undefined, 0);
+    // Unpaced, the target's rows may be read back on another thread while its indexes are built on this one.
+    const targetAside = options.maxRowsPerSecond === undefined ? await target.checkAside?.() : undefined;
+    const targetChecks = targetAside?.start(plans.map((p) => ({ shape: p.target, order: readOrder(p.source) })));
     await target.finishLoad();
     const finishingSeconds = since(started);
 
@@ -152,11 +157,17 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     pace = paceOf();
     const tables: CopyResult['tables'] = [];
     for (const { source: s, target: t } of plans) {
-      const hash = hashing.table(readOrder(s) !== 'stored');
       progress('checking', s.name, done);
-      for await (const rows of tapped(target.reader.rows(t, readOrder(s)), hash, (n) => progress('checking', s.name, (done += n)), signal, pace)) void rows;
+      let got: TableCheck;
+      if (targetChecks !== undefined) {
+        got = await untilStopped(targetChecks.get(t.name)!, signal);
+        progress('checking', s.name, (done += got.rows));
+      } else {
+        const hash = hashing.table(readOrder(s) !== 'stored');
+        for await (const rows of tapped(target.reader.rows(t, readOrder(s)), hash, (n) => progress('checking', s.name, (done += n)), signal, pace)) void rows;
+        got = await hash.finish();
+      }
       const want = await sourceChecks.get(s.name)!;
-      const got = await hash.finish();
       if (got.rows !== want.rows || got.hash !== want.hash) {
         throw new CopyMismatchError(
           `the copy of table ${s.name} differs from its source (rows ${got.rows} against ${want.rows}, hash ${got.hash.slice(0, 16)} against ${want.hash.slice(0, 16)}): ${describeStore(to)} stays incomplete`,
@@ -179,6 +190,17 @@ export async function copyStore(from: CopyStore, to: CopyStore, options: CopyOpt
     await aside?.close();
     await hashing.close();
   }
+}
+
+/** `work`, or a stop on request as soon as `signal` aborts. */
+function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(new AbortError('stopped on request'));
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(new AbortError('stopped on request'));
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 /** A driver's error as the catalogue's; a stop on request names the target left incomplete. */

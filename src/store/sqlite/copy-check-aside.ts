@@ -1,10 +1,12 @@
 /**
- * The source's check of a copy between embedded stores, read on a thread of
- * its own (./copy-check-thread.ts) while the copy's thread reads the target
- * back. Its connection must read the snapshot the copy copied: both begin
- * their read transactions between two reads of the source's WAL-index
- * headers (./wal-index.ts); equal headers mean that no commit fell between, so both
- * read the same frames of the WAL. Else both begin again.
+ * A copy's check of an embedded store read on a thread of its own
+ * (./copy-check-thread.ts). A source's, while the copy's thread reads the
+ * target back: its connection must read the snapshot the copy copied, so
+ * both begin their read transactions between two reads of the source's
+ * WAL-index headers (./wal-index.ts); equal headers mean that no commit
+ * fell between, so both read the same frames of the WAL. Else both begin
+ * again. A target's, while the copy's thread builds its indexes: its rows
+ * are committed and nothing writes them, so it needs no snapshot.
  */
 import { closeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -34,7 +36,7 @@ class CheckThread {
       } else this.fail(fromWire(m.error));
     });
     this.worker.on('error', (e) => this.fail(e));
-    this.worker.on('exit', () => this.fail(new Error('the source check thread ended')));
+    this.worker.on('exit', () => this.fail(new Error('the check thread ended')));
   }
 
   begin(): Promise<void> {
@@ -81,6 +83,11 @@ class CheckThread {
     for (const t of this.tables.values()) t.reject(this.failure);
     this.tables.clear();
   }
+}
+
+/** A check thread on the target `path`, whose rows are all committed and written no more. */
+export function targetCheckThread(path: string): AsideChecks {
+  return new CheckThread(path);
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * The thread that reads an embedded source's rows for a copy's check
- * (./copy-attached.ts), on a connection of its own, while the copy's own
- * thread reads the target back: the check's two reads on two cores. Its
- * snapshot is begun on request; the copy proves it is the copy's own.
+ * The thread that reads an embedded store's rows for a copy's check, on a
+ * connection of its own: a source's (./copy-attached.ts) while the copy's
+ * own thread reads the target back, the check's two reads on two cores,
+ * its snapshot begun on request and proved the copy's own; or a target's
+ * (./copy-target.ts) while the copy's own thread builds its indexes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../../errors.js';
@@ -28,7 +29,8 @@ async function hash(tables: Extract<CheckRequest, { kind: 'hash' }>['tables']): 
     const { rows, hash } = await check.finish();
     reply({ kind: 'checked', table: shape.name, rows, hash });
   }
-  db.exec('COMMIT');
+  // A source's snapshot ends; a target's rows are read without one (each page on its own: nothing writes them).
+  if (db.inTransaction) db.exec('COMMIT');
 }
 
 port.on('message', (m: CheckRequest) => {

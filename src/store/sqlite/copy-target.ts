@@ -7,14 +7,15 @@
  * part served as if whole. While building: a journal in memory and no
  * syncing (a copy cut short is started over, never recovered), large
  * transactions. Rows loaded one by one go in with the indexes dropped, which
- * are built once after the rows; a copy from another embedded store keeps
- * them, and takes the source's entries in order (./copy-attached.ts).
+ * are built once after the rows (in WAL mode, while a thread of their own
+ * reads the rows back for the check); a copy from another embedded store
+ * keeps them, and takes the source's entries in order (./copy-attached.ts).
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { CopyMismatchError, StoreNotEmptyError } from '../../errors.js';
-import type { CopyStore, CopyTarget, DirectSource, RowBatches } from '../copy/contract.js';
+import type { AsideChecks, CopyStore, CopyTarget, DirectSource, RowBatches } from '../copy/contract.js';
 import type { NeutralRow, TableShape } from '../copy/neutral.js';
 import { copyInProgressPath } from '../incomplete.js';
 import { databasePath } from '../location.js';
@@ -22,6 +23,7 @@ import { u64 } from '../rows.js';
 import { openDatabase } from './database.js';
 import { fromSqlite } from './errors.js';
 import { attachSqliteSource } from './copy-attached.js';
+import { targetCheckThread } from './copy-check-aside.js';
 import { NUMBERED_HERE, quoted, sqliteTableReader } from './copy-tables.js';
 import { fillOrderIds, INDEXED_BY_ID_LEVELS, ORDER_NO_OF_ID } from './order-ids.js';
 
@@ -57,6 +59,8 @@ class SqliteCopyTarget implements CopyTarget {
   readonly reader;
   /** The indexes the migrations made, dropped while rows load one by one and made again after; undefined while kept. */
   private dropped: { name: string; sql: string }[] | undefined;
+  /** The thread reading the rows back for the check while the indexes are built. */
+  private aside: AsideChecks | undefined;
 
   constructor(private readonly db: Database.Database, private readonly path: string, private readonly finalPath: string) {
     // Out of WAL (every page written twice, and the WAL as large as the store), to a journal in
@@ -121,12 +125,28 @@ class SqliteCopyTarget implements CopyTarget {
     }
   }
 
+  /**
+   * Where indexes are to be built, a thread that reads the rows back
+   * meanwhile: the file goes to WAL mode first, so that the thread reads
+   * committed pages while the builds write theirs (under the journal in
+   * memory, a build's pages could not reach the file while a reader held
+   * it). Built once, each index is then one transaction: the WAL is
+   * checkpointed after each, not held whole until the last.
+   */
+  async checkAside(): Promise<AsideChecks | undefined> {
+    if (this.dropped === undefined || this.dropped.length === 0) return undefined;
+    try {
+      this.db.pragma('journal_mode = WAL');
+    } catch (e) {
+      throw fromSqlite(e, this.path);
+    }
+    this.aside = targetCheckThread(this.path);
+    return this.aside;
+  }
+
   async finishLoad(): Promise<void> {
     try {
-      const dropped = this.dropped ?? [];
-      this.db.transaction(() => {
-        for (const { sql } of dropped) this.db.exec(sql);
-      })();
+      for (const { sql } of this.dropped ?? []) this.db.exec(sql);
       const broken = this.db.pragma('foreign_key_check') as { table: string; parent: string }[];
       if (broken.length > 0) {
         throw new CopyMismatchError(`the copy of table ${broken[0]!.table} names rows of ${broken[0]!.parent} that the copy does not hold: ${this.path} stays incomplete`);
@@ -139,6 +159,8 @@ class SqliteCopyTarget implements CopyTarget {
 
   /** Back to the store's journal mode, synced, then renamed into place: the mark goes with the rename. */
   async complete(): Promise<void> {
+    // Its connection closed first: the last one to close folds the WAL into the file, which the rename then moves.
+    await this.aside?.close();
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.close();
@@ -151,6 +173,7 @@ class SqliteCopyTarget implements CopyTarget {
   }
 
   async abandon(): Promise<void> {
+    await this.aside?.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -14,7 +14,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { CopyMismatchError, StoreNotEmptyError } from '../../errors.js';
+import { CopyMismatchError, InternalError, StoreNotEmptyError } from '../../errors.js';
 import type { AsideChecks, CopyStore, CopyTarget, DirectSource, RowBatches } from '../copy/contract.js';
 import type { NeutralRow, TableShape } from '../copy/neutral.js';
 import { copyInProgressPath } from '../incomplete.js';
@@ -164,6 +164,8 @@ class SqliteCopyTarget implements CopyTarget {
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.close();
+      // Pages left in a WAL would not move with the rename: a connection still open kept them there.
+      if (existsSync(`${this.path}-wal`)) throw new InternalError(`${this.path}-wal was not folded into the copy: ${this.path} stays incomplete`);
       syncFile(this.path);
       renameSync(this.path, this.finalPath);
       syncFile(dirname(this.finalPath));

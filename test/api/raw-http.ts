@@ -10,7 +10,11 @@ import { buildApp, type AppOptions } from '../../src/api/app.js';
 export async function listening(t: TestContext, options: AppOptions): Promise<{ app: FastifyInstance; port: number }> {
   const app = await buildApp(options);
   await app.listen({ host: '127.0.0.1', port: 0 });
-  t.after(() => app.close());
+  t.after(() => {
+    // A client a test left unread (a stream it never reads, say) would hold close() forever: its data cannot leave.
+    app.server.closeAllConnections();
+    return app.close();
+  });
   return { app, port: (app.server.address() as AddressInfo).port };
 }
 

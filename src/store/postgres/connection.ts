@@ -93,6 +93,25 @@ export async function connect(url: string, role: string): Promise<pg.Client> {
   return client;
 }
 
+/** A session of ours whose statement another session can cancel: the server process serving it beside it. */
+export interface CancellableSession {
+  client: pg.Client;
+  pid: number;
+}
+
+/** Connects as connect() does, an error on the idle connection ignored (the next statement fails instead), and learns its server process. */
+export async function connectCancellable(url: string, role: string): Promise<CancellableSession> {
+  const client = await connect(url, role);
+  client.on('error', () => {});
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return { client, pid: rows[0]!.pid };
+}
+
+/** Cancels what `session` runs, through `via` (another session); a cancel that cannot be sent is left: the caller ends the session anyway. */
+export async function cancelStatement(via: pg.ClientBase, session: CancellableSession): Promise<void> {
+  await via.query('SELECT pg_cancel_backend($1)', [session.pid]).catch(() => undefined);
+}
+
 /** The oldest PostgreSQL we test on (`npm test` runs every suite on it), as server_version_num counts. */
 export const OLDEST_SERVER = 130000;
 

@@ -7,8 +7,7 @@
  * beside the check"). The database keeps its mark until the copy completes:
  * a copy cut short leaves it refused, and the next starts over.
  */
-import type pg from 'pg';
-import { connect } from './connection.js';
+import { cancelStatement, connect, connectCancellable, type CancellableSession } from './connection.js';
 
 /** Sessions building indexes at once: as many as the cores of the machine this was measured on. */
 export const BUILD_SESSIONS = 2;
@@ -30,13 +29,11 @@ export interface IndexBuilds {
 /** Starts building `indexes` on `sessions` sessions of `url`, each with `settings` (SET statements). */
 export function buildIndexes(url: string, indexes: readonly IndexBuild[], settings: string, sessions = BUILD_SESSIONS): IndexBuilds {
   const queue = [...indexes].sort((a, b) => b.bytes - a.bytes);
-  const open: { client: pg.Client; pid: number }[] = [];
+  const open: CancellableSession[] = [];
   let failed = false;
   const worker = async () => {
-    const client = await connect(url, 'copy target indexes');
-    client.on('error', () => {});
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const session = { client, pid: rows[0]!.pid };
+    const session = await connectCancellable(url, 'copy target indexes');
+    const { client } = session;
     open.push(session);
     try {
       await client.query(settings);
@@ -58,7 +55,7 @@ export function buildIndexes(url: string, indexes: readonly IndexBuild[], settin
       failed = true;
       if (open.length > 0) {
         const client = await connect(url, 'copy target cancel').catch(() => undefined);
-        for (const { pid } of open) await client?.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+        for (const session of open) if (client !== undefined) await cancelStatement(client, session);
         await client?.end().catch(() => undefined);
       }
       await done.catch(() => undefined);

@@ -18,7 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { connect } from './connection.js';
+import { cancelStatement, connectCancellable, type CancellableSession } from './connection.js';
 
 /** The tables a prune batch deletes from (./prune-batch-sql.ts): orders_current, and the two small ones with it. */
 export const VACUUMED = ['orders_current', 'orders_history_resting', 'blocks'];
@@ -37,7 +37,7 @@ const COST_DELAY = '2ms';
 const CANCEL_WAIT_MS = 5000;
 
 export class WriterVacuum {
-  private session: { client: pg.Client; pid: number } | undefined;
+  private session: CancellableSession | undefined;
   private running: Promise<void> | undefined;
   private vacuuming = false;
   /** Orders forgotten since the last vacuum began. */
@@ -87,12 +87,10 @@ export class WriterVacuum {
     return rows[0]!.n;
   }
 
-  private async connect(): Promise<{ client: pg.Client; pid: number }> {
-    const client = await connect(this.url, 'vacuum');
-    client.on('error', () => {});
-    await client.query(`SET vacuum_cost_delay = '${COST_DELAY}'`);
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    return { client, pid: rows[0]!.pid };
+  private async connect(): Promise<CancellableSession> {
+    const session = await connectCancellable(this.url, 'vacuum');
+    await session.client.query(`SET vacuum_cost_delay = '${COST_DELAY}'`);
+    return session;
   }
 
   /**
@@ -105,7 +103,7 @@ export class WriterVacuum {
     this.closed = true;
     // Again until it ends: a cancel that reaches the session before its VACUUM does cancels nothing.
     for (const until = performance.now() + CANCEL_WAIT_MS; this.vacuuming && this.session !== undefined && performance.now() < until;) {
-      await writer.query('SELECT pg_cancel_backend($1)', [this.session.pid]).catch(() => undefined);
+      await cancelStatement(writer, this.session);
       await Promise.race([this.running, sleep(100)]);
     }
     if (!this.vacuuming) await this.running?.catch(() => undefined);

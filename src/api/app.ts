@@ -61,6 +61,8 @@ export interface AppOptions {
   ingestStatus?: () => IngestStatus | Promise<IngestStatus>;
   /** Limits, timeouts, CORS, rate limit: ./http-options.ts's defaults for what is not given. */
   http?: Partial<HttpOptions>;
+  /** How long answers under way have to be sent once the server closes (./http-server.ts); CLOSE_GRACE_MS if absent. */
+  closeGraceMs?: number;
   /** Bytes of URLs the fast path remembers (./fast-path.ts); its default if absent. */
   urlMapBytes?: number;
   /** GET /metrics (./metrics/): what this server counts goes in `registry` (a new one if absent). */
@@ -153,7 +155,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       };
       if (fast === false) onward();
       else fast.then((answered) => answered || onward(), onward);
-    }, { known, refusalHeaders: (req) => front.refusalHeaders(req), warn: (message) => warn(message) }),
+    }, { known, refusalHeaders: (req) => front.refusalHeaders(req), warn: (message) => warn(message), closeGraceMs: opts.closeGraceMs }),
     logger: opts.logger ?? false,
     genReqId: requestIds(),
     // Two log lines per request cost more than a cached answer; failures are logged either way.

@@ -6,7 +6,7 @@
  * what Node's parser refuses (a malformed request, a head too long or too
  * slow), which it would otherwise answer with a bare status line.
  */
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { Server, type IncomingMessage, type RequestListener, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { asLedgerError, ListenError, type LedgerError } from '../errors.js';
@@ -22,6 +22,9 @@ import { StalledConnections } from './stalled-connections.js';
 function checkingIntervalMs(headTimeoutMs: number): number {
   return Math.min(1000, Math.max(50, Math.floor(headTimeoutMs / 4)));
 }
+
+/** Answers under way when the server closes (serve stopped) have this long to be sent; then every connection left is cut. */
+export const CLOSE_GRACE_MS = 10_000;
 
 /** Connections refused over the limit are logged at most this often. */
 const DROP_LOG_INTERVAL_MS = 10_000;
@@ -103,6 +106,41 @@ export interface HttpServerHooks {
   /** What a refusal of a request that was read carries beside the common headers: CORS, the block known (the front door's). */
   refusalHeaders: (req: IncomingMessage) => HeaderList;
   warn: (message: string) => void;
+  /** CLOSE_GRACE_MS if absent. */
+  closeGraceMs?: number;
+}
+
+/**
+ * A server whose close() ends: Node's closes only the connections between
+ * requests and stops checking heads for their timeout, so a connection that
+ * has sent nothing (a browser's preconnect, say), or a head that never ends,
+ * or an answer its client does not read, kept the server, and `serve` on
+ * SIGTERM, open for as long as the client stayed. Here one that has sent
+ * nothing is closed at once, and whatever is left after the grace is cut.
+ */
+class ClosingServer extends Server {
+  /** Every connection open, upgraded ones (streams over WebSocket) too: Node forgets those. */
+  readonly open = new Set<Socket>();
+  private graceTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: ServerOptions, listener: RequestListener, private readonly graceMs: number) {
+    super(options, listener);
+    this.once('close', () => clearTimeout(this.graceTimer));
+  }
+
+  track(socket: Socket): void {
+    this.open.add(socket);
+    socket.once('close', () => this.open.delete(socket));
+  }
+
+  override close(callback?: (err?: Error) => void): this {
+    super.close(callback);
+    for (const socket of this.open) if (socket.bytesRead === 0) socket.destroy();
+    this.graceTimer ??= setTimeout(() => {
+      for (const socket of this.open) socket.destroy();
+    }, this.graceMs).unref();
+    return this;
+  }
 }
 
 /**
@@ -111,12 +149,11 @@ export interface HttpServerHooks {
  * connection back to the primary, which offers it to another, and another,
  * and the client waits, connected and unanswered, for as long as all are full.
  */
-function limitConnections(server: Server, max: number, warn: (message: string) => void, stalled: StalledConnections): void {
-  let open = 0;
+function limitConnections(server: ClosingServer, max: number, warn: (message: string) => void, stalled: StalledConnections): void {
   let dropped = 0;
   let logged = 0;
-  server.on('connection', (socket: Duplex) => {
-    if (open >= max) {
+  server.on('connection', (socket: Socket) => {
+    if (server.open.size >= max) {
       socket.destroy();
       dropped++;
       const now = Date.now();
@@ -126,15 +163,14 @@ function limitConnections(server: Server, max: number, warn: (message: string) =
       logged = now;
       return;
     }
-    open++;
-    socket.once('close', () => open--);
-    stalled.watch(socket as Socket);
+    server.track(socket);
+    stalled.watch(socket);
   });
 }
 
 /** A server calling `listener` for each request, within `options`' limits. */
 export function createHttpServer(options: HttpOptions, listener: RequestListener, hooks: HttpServerHooks): Server {
-  const server = createServer({
+  const server = new ClosingServer({
     maxHeaderSize: options.maxHeadBytes,
     headersTimeout: options.headTimeoutMs,
     // A GET has no body: the whole request is its head.
@@ -142,7 +178,7 @@ export function createHttpServer(options: HttpOptions, listener: RequestListener
     connectionsCheckingInterval: checkingIntervalMs(options.headTimeoutMs),
     // Refused by the front door instead (./front-door.ts), in the envelope.
     requireHostHeader: false,
-  }, oneAtATime(listener, MAX_PIPELINED));
+  }, oneAtATime(listener, MAX_PIPELINED), hooks.closeGraceMs ?? CLOSE_GRACE_MS);
   server.keepAliveTimeout = options.idleTimeoutMs;
   // A connection that holds an answer its client does not take, moving nothing either way, is closed too,
   // though not under a query that may run for its whole time limit.

@@ -3,10 +3,15 @@
  * that does not arrive is answered 408 in the envelope and closed within
  * the head timeout (Node's defaults held it ~90 s and cut it with a bare
  * 408), an idle connection is closed after the idle timeout, and a process
- * holds no more connections than its limit.
+ * holds no more connections than its limit, and a closing server lets none
+ * of them hold it open.
  */
 import assert from 'node:assert/strict';
+import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { buildApp } from '../../src/api/app.js';
+import { eventually } from '../support/cli.js';
 import { createModelStore } from '../support/model.js';
 import { makeBlock } from './fixtures.js';
 import { assertEnvelope, listening, open, parse, raw, readUntilClosed } from './raw-http.js';
@@ -69,4 +74,40 @@ test('a process holds no more connections than its limit; one freed makes room',
   let again = await raw(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 3000);
   while (again.text === '' && Date.now() < deadline) again = await raw(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 3000);
   assert.equal(parse(again.text).status, 200);
+});
+
+test('a closing server closes at once a connection that sent nothing, and cuts a head that never ends after its grace', async () => {
+  const GRACE_MS = 1500;
+  // Heads may take a minute: what closes these connections must be the close, not the head timeout.
+  const app = await buildApp({ store: store(), http: { headTimeoutMs: 60_000, idleTimeoutMs: 60_000 }, closeGraceMs: GRACE_MS });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as AddressInfo).port;
+  const silent = await open(port);
+  const partial = await open(port);
+  partial.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+  const closedAt = (socket: Socket) => new Promise<number>((resolve) => {
+    socket.on('error', () => {});
+    socket.once('close', () => resolve(Date.now()));
+  });
+  const silentClosed = closedAt(silent);
+  const partialClosed = closedAt(partial);
+  // The server has read the partial head before it closes.
+  await eventually('the partial head to reach the server', async () => partial.bytesWritten > 0 && partial.writableLength === 0, 5000);
+  await sleep(200);
+  const started = Date.now();
+  const closing = app.close().then(() => Date.now());
+  try {
+    // Before, neither was ever closed (Node stops its head checks as it closes): the waits below only stop a hang.
+    const hang = sleep(GRACE_MS + 8000).then(() => 0);
+    const silentMs = (await Promise.race([silentClosed, hang])) - started;
+    assert.ok(silentMs >= 0 && silentMs < GRACE_MS / 2, `the connection that sent nothing closed ${silentMs} ms after close()`);
+    const partialMs = (await Promise.race([partialClosed, hang])) - started;
+    assert.ok(partialMs >= GRACE_MS - 50, `the head under way was cut ${partialMs} ms after close(), before the grace`);
+    const closedMs = (await Promise.race([closing, hang])) - started;
+    assert.ok(closedMs >= 0, 'close() ended');
+  } finally {
+    silent.destroy();
+    partial.destroy();
+    await closing;
+  }
 });

@@ -6,8 +6,10 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, test } from 'node:test';
 import { eventually, runCli, startServe, type RunningServer } from '../support/cli.js';
 import { assembleBlocks, eventRecords } from '../support/model-events.js';
@@ -123,6 +125,25 @@ test('stopped as soon as its first worker listens, before the others do, serve e
   await server.stop();
   assert.equal(server.child.exitCode, 0, server.output());
   assert.doesNotMatch(server.output(), /Error|exited \(code/);
+});
+
+test('SIGTERM stops serve though a client holds a connection that sent nothing, one process or two', async () => {
+  for (const workers of ['1', '2']) {
+    // A head timeout far beyond the wait below: what closes the connection must be the stop, not the timeout.
+    const server = await startServe(['--data-dir', join(dir, 'store'), '--workers', workers, '--no-ingest', '--head-timeout', '120']);
+    await server.outputLines(/Server listening at/, Number(workers));
+    const silent = connect(Number(new URL(server.url).port), '127.0.0.1');
+    silent.on('error', () => {});
+    await new Promise((resolve) => silent.once('connect', resolve));
+    const started = Date.now();
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    server.child.kill('SIGTERM');
+    // Before, Node stopped its head checks as it closed and kept the connection: serve never exited while it stayed.
+    const code = await Promise.race([exited, sleep(8000).then(() => 'still running' as const)]);
+    silent.destroy();
+    if (code === 'still running') await exited;
+    assert.equal(code, 0, `--workers ${workers}: ${code} ${Date.now() - started} ms after SIGTERM\n${server.output()}`);
+  }
 });
 
 /** The serve process's children (its HTTP workers). */

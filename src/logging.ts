@@ -5,22 +5,7 @@
  */
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
-import type { LogFormat } from './config/settings.js';
-
-export interface LogOptions {
-  level: string;
-  /** Log every request (two lines each); failures are logged either way. */
-  requests: boolean;
-  format: 'pretty' | 'json';
-}
-
-/** `auto` is pretty on a terminal and JSON otherwise. */
-export function resolveLogFormat(format: LogFormat, isTTY = process.stdout.isTTY === true): LogOptions['format'] {
-  return format === 'auto' ? (isTTY ? 'pretty' : 'json') : format;
-}
-
-/** The log options of a process that has not been told (tests that build a server themselves). */
-export const DEFAULT_LOG: LogOptions = { level: 'info', requests: false, format: 'json' };
+import type { LogOptions } from './log-options.js';
 
 /**
  * Where log lines go: stdout as they are, or through pino-pretty, written

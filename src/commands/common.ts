@@ -1,6 +1,6 @@
 /** What the commands share: the store and logging a command's settings name, and stopping on Ctrl-C. */
 import type { Values } from '../config/settings.js';
-import { resolveLogFormat, type LogOptions } from '../logging.js';
+import { resolveLogFormat, type LogOptions } from '../log-options.js';
 import type { StoreConfig } from '../store/store.js';
 
 export const storeOf = (v: Values): StoreConfig => ({ dataDir: v['data-dir'], databaseUrl: v['database-url'] });

@@ -6,7 +6,7 @@
 import type { HttpOptions } from '../api/http-options.js';
 import type { WireError } from '../errors.js';
 import type { IngestStatus } from '../domain/ingest-status.js';
-import type { LogOptions } from '../logging.js';
+import type { LogOptions } from '../log-options.js';
 import type { StoreConfig } from '../store/store.js';
 
 /** What the primary hands each HTTP process. */

@@ -16,7 +16,8 @@ import { fromWire, HttpProcessError, StoreNotFoundError, type LedgerError } from
 import type { IngestStatus } from '../domain/ingest-status.js';
 import type { Retention } from '../domain/retention.js';
 import { startIngestThread, type IngestThread, type IngestThreadOptions } from '../ingest/ingest-thread-handle.js';
-import { createLogger, fastifyLogger, type LogOptions } from '../logging.js';
+import type { LogOptions } from '../log-options.js';
+import { createLogger, fastifyLogger } from '../logging.js';
 import { HTTP_PROCESS_SETUP, type HttpProcessMessage, type HttpProcessSetup, type PrimaryMessage } from './protocol.js';
 import { refuseIncompleteEmbedded } from '../store/incomplete.js';
 import { databasePath } from '../store/location.js';

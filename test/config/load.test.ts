@@ -19,7 +19,7 @@ import { printConfiguration } from '../../src/config/print.js';
 import { COMMANDS, envName, type Command } from '../../src/config/setting.js';
 import { SETTING_NAMES, settingOf, settingsOf } from '../../src/config/settings.js';
 import { UsageError } from '../../src/errors.js';
-import { resolveLogFormat } from '../../src/logging.js';
+import { resolveLogFormat } from '../../src/log-options.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lq-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,17 +6,20 @@
  * the servers. Arguments are test files to run instead of all of them.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { distributionBuilds, embeddedBuilds, startPostgres, type RunningPostgres } from './support/pg-server.js';
 import { SERVERS_ENV, type TestServer } from './support/postgres.js';
 
+/** The compiled tests (dist/test), each whose source is still there: one deleted leaves its compiled file behind. */
+const compiled = fileURLToPath(new URL('.', import.meta.url));
+const sources = fileURLToPath(new URL('../../test/', import.meta.url));
 function testFiles(dir: string): string[] {
   return readdirSync(dir).sort().flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return testFiles(path);
-    return name.endsWith('.test.js') ? [path] : [];
+    return name.endsWith('.test.js') && existsSync(join(sources, relative(compiled, path)).replace(/\.js$/, '.ts')) ? [path] : [];
   });
 }
 
@@ -27,7 +30,7 @@ if (!Number.isInteger(concurrency) || concurrency < 1) {
   process.stderr.write(`TEST_CONCURRENCY=${process.env.TEST_CONCURRENCY}: must be a whole number of test files, 1 or more\n`);
   process.exit(2);
 }
-const files = process.argv.length > 2 ? process.argv.slice(2) : testFiles(fileURLToPath(new URL('.', import.meta.url)));
+const files = process.argv.length > 2 ? process.argv.slice(2) : testFiles(compiled);
 const running: RunningPostgres[] = [];
 const env: NodeJS.ProcessEnv = { ...process.env };
 if (!process.env.TEST_DATABASE_URL) {

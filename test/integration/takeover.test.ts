@@ -60,7 +60,8 @@ forEachServer((server) => {
     const ingested = runCli(['ingest', file, '--database-url', clean.url]);
     assert.equal(ingested.status, 0, ingested.stderr);
 
-    const source = ['--source', `file://${file}`, '--database-url', shared.url];
+    // One HTTP process each: the election is the ingest thread's, whatever serves HTTP (the SIGTERM test below keeps the default).
+    const source = ['--workers', '1', '--source', `file://${file}`, '--database-url', shared.url];
     const pair = await Promise.all([serve(source), serve(source)]);
 
     let writer: RunningServer | undefined;
@@ -105,7 +106,7 @@ forEachServer((server) => {
     assert.equal(done.blocksCommitted! + done.blocksAlreadyStored!, blocksInFile, JSON.stringify(done));
 
     // Same bytes from the API as the clean run, and the same rows underneath.
-    const reference = await serve(['--no-ingest', '--database-url', clean.url]);
+    const reference = await serve(['--workers', '1', '--no-ingest', '--database-url', clean.url]);
     await compareServers(standby, reference);
     const [got, want] = await Promise.all([storeDigest(shared.url), storeDigest(clean.url)]);
     assert.deepEqual(got, want);

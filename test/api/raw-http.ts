@@ -11,7 +11,7 @@ export async function listening(t: TestContext, options: AppOptions): Promise<{ 
   const app = await buildApp(options);
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => {
-    // A client a test left unread (a stream it never reads, say) would hold close() forever: its data cannot leave.
+    // A client a test left unread (a stream it never reads, say) would hold close() for the server's close grace (10 s).
     app.server.closeAllConnections();
     return app.close();
   });

@@ -55,7 +55,7 @@ export function buildIndexes(url: string, indexes: readonly IndexBuild[], settin
       failed = true;
       if (open.length > 0) {
         const client = await connect(url, 'copy target cancel').catch(() => undefined);
-        for (const session of open) if (client !== undefined) await cancelStatement(client, session);
+        if (client !== undefined) for (const session of open) await cancelStatement(client, session);
         await client?.end().catch(() => undefined);
       }
       await done.catch(() => undefined);

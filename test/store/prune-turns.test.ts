@@ -40,14 +40,26 @@ test("sized by the thread's CPU, batches grow to the target though wall time is 
   for (let i = 0; i < 6; i++) await pruning.batch();
   assert.deepEqual(asked.slice(0, 4), [1000, 2000, 4000, 8000]);
   const cpuOfLast = asked.at(-1)! * 0.002;
-  assert.ok(cpuOfLast <= BATCH_TARGET_MS, `the last batch took ${cpuOfLast} ms of CPU`);
-  assert.ok(asked.at(-1)! >= BATCH_TARGET_MS / 0.002 / 2, `rows ${asked.at(-1)}`);
+  assert.ok(cpuOfLast <= BATCH_TARGET_MS.threadCpu, `the last batch took ${cpuOfLast} ms of CPU`);
+  assert.ok(asked.at(-1)! >= BATCH_TARGET_MS.threadCpu / 0.002 / 2, `rows ${asked.at(-1)}`);
 });
 
 test('sized by wall time, the same batches shrink to the floor, and no further', async () => {
   const { pruning, asked } = turns('wall', 0.2, 0.002);
   for (let i = 0; i < 6; i++) await pruning.batch();
   assert.deepEqual(asked, [1000, MIN_ROWS, MIN_ROWS, MIN_ROWS, MIN_ROWS, MIN_ROWS]);
+});
+
+test('sized by wall time (the server does the work), batches settle at 20 ms, under the CPU clock\'s 35', async () => {
+  // 1000 rows take 10 ms of wall time: batches grow to 2000 rows (20 ms) and stay there.
+  const { pruning, asked } = turns('wall', 0.01, 0.0001);
+  for (let i = 0; i < 6; i++) await pruning.batch();
+  assert.equal(BATCH_TARGET_MS.wall, 20);
+  assert.deepEqual(asked, [1000, 2000, 2000, 2000, 2000, 2000]);
+  // The same rows by the thread's CPU clock grow on to its 35 ms.
+  const byCpu = turns('threadCpu', 0.01, 0.01);
+  for (let i = 0; i < 6; i++) await byCpu.pruning.batch();
+  assert.deepEqual(byCpu.asked, [1000, 2000, 3500, 3500, 3500, 3500]);
 });
 
 test("batches that reach the window's edge (a few rows, quickly) do not grow the next ones", async () => {

@@ -20,12 +20,15 @@ export async function postgresSizes(url: string): Promise<string> {
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind IN ('r', 'm') AND n.nspname = 'public'
       GROUP BY 1 ORDER BY 1`);
-    const vacuum = (await client.query<{ live: string; dead: string; auto: string; writer: string }>(
-      `SELECT n_live_tup::text AS live, n_dead_tup::text AS dead, autovacuum_count::text AS auto, vacuum_count::text AS writer
+    // The statistics' live and dead rows are estimates; the count is what the window keeps.
+    const vacuum = (await client.query<{ rows: string; live: string; dead: string; auto: string; writer: string }>(
+      `SELECT (SELECT count(*) FROM orders_current)::text AS rows, n_live_tup::text AS live, n_dead_tup::text AS dead,
+         autovacuum_count::text AS auto, vacuum_count::text AS writer
        FROM pg_stat_user_tables WHERE relname = 'orders_current'`,
     )).rows[0];
     return `${rows.map((r) => `${r.part} ${r.mb} MB`).join(', ')}; ` +
-      `orders_current ${vacuum?.live} live rows, ${vacuum?.dead} dead, ${vacuum?.auto} autovacuums, ${vacuum?.writer} by the writer`;
+      `orders_current ${vacuum?.rows} rows (${vacuum?.live} live, ${vacuum?.dead} dead by the statistics), ` +
+      `${vacuum?.auto} autovacuums, ${vacuum?.writer} by the writer`;
   } finally {
     await client.end();
   }

@@ -33,6 +33,13 @@ const FLOOR = 1000;
 const SHARE = 0.1;
 /** The writer's vacuum yields as autovacuum's does by default: a core of two taken whole lengthened the prune batches beside it. */
 const COST_DELAY = '2ms';
+/**
+ * With no parallel workers: VACUUM starts one per index past
+ * min_parallel_index_scan_size, and those processes took the cores the
+ * prune batches beside needed, while orders_current grew window after
+ * window (BENCHMARKS.md, "The writer's vacuum on one core").
+ */
+const VACUUM_STATEMENT = `VACUUM (PARALLEL 0) ${VACUUMED.join(', ')}`;
 /** How long closing waits for a cancelled vacuum to end. */
 const CANCEL_WAIT_MS = 5000;
 
@@ -66,7 +73,7 @@ export class WriterVacuum {
       this.owed = 0;
       this.vacuuming = true;
       try {
-        await this.session.client.query(`VACUUM ${VACUUMED.join(', ')}`);
+        await this.session.client.query(VACUUM_STATEMENT);
       } finally {
         this.vacuuming = false;
       }

@@ -77,7 +77,8 @@ forEachServer((server) => {
         await c.query(`ALTER DATABASE ${database} SET ${cost} = 0`);
       }
       await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-      await c.query('SELECT pg_stat_statements_reset()');
+      // This database's statements only: another file's test may be reading its own database's.
+      await c.query('SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)');
     });
 
     // New sessions, which get the database's settings: a writer's groups, then every page.

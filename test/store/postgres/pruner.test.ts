@@ -125,6 +125,8 @@ forEachServer((server) => {
     const vacuums = async () => (await query<{ n: string }>(db.url,
       "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'orders_current'"))[0]!.n;
     assert.equal(await vacuums(), '0');
+    // The servers the tests start load pg_stat_statements, which keeps the statements the writer's vacuum sent.
+    await query(db.url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
 
     // 3,000 orders placed then filled a block later, a window of 10 blocks: 2,400 are forgotten, past the 1,000 that make a vacuum due.
     const writer = await PostgresWriter.open(db.url, { retention: parseRetention('10s')! });
@@ -138,6 +140,10 @@ forEachServer((server) => {
     }
     assert.notEqual(seen, '0', 'orders_current was vacuumed while the writer pruned');
     assert.equal((await query<{ n: string }>(db.url, 'SELECT count(*)::text AS n FROM orders_current'))[0]!.n, '600');
+    // Without parallel workers: on two cores they took the core the prune batches beside needed.
+    const sent = (await query<{ query: string }>(db.url, `SELECT query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query ILIKE 'vacuum%orders_current%'`)).map((r) => r.query);
+    assert.ok(sent.length > 0 && sent.every((q) => /^VACUUM \(PARALLEL 0\) /i.test(q)), `the writer's vacuums: ${sent.join(' | ')}`);
   });
 });
 

@@ -2,10 +2,10 @@
  * When the writer thread prunes (../writer-protocol.ts runs it): in bounded
  * batches between groups, never inside one. Each batch is one transaction
  * sized to take about its clock's BATCH_TARGET_MS of the writer's time, so
- * that a live block arriving meanwhile waits at most that long. Where the batch's work
- * runs on the writer thread (the embedded store), its time is the thread's
- * CPU time: on a loaded machine wall time is mostly the wait for a core,
- * and sizing by it shrank batches to their floor (BENCHMARKS.md,
+ * that a live block arriving meanwhile waits at most that long. Where the
+ * batch's work runs on the writer thread (the embedded store), its time is
+ * the thread's CPU time: on a loaded machine wall time is mostly the wait
+ * for a core, and sizing by it shrank batches to their floor (BENCHMARKS.md,
  * "Retention"). While a catch-up keeps
  * groups coming, pruning gets as much time after each group as the group's
  * write took, so that it keeps up with any rate ingestion keeps up with;

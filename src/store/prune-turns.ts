@@ -83,7 +83,12 @@ export class PruneTurns {
   wrote(ms: number, cpuMs: number): void {
     this.due = true;
     // At least one batch's time: a small group's write is quicker than one batch.
-    this.credit = Math.max(this.clock === 'threadCpu' ? cpuMs : ms, BATCH_TARGET_MS[this.clock]);
+    this.credit = Math.max(this.byClock(ms, cpuMs), BATCH_TARGET_MS[this.clock]);
+  }
+
+  /** Of a stretch's wall and CPU milliseconds, the one batches are measured by. */
+  private byClock(ms: number, cpuMs: number): number {
+    return this.clock === 'threadCpu' ? cpuMs : ms;
   }
 
   /** Whether a batch should run now; `waiting` requests limit it to the credit a write left. */
@@ -114,10 +119,10 @@ export class PruneTurns {
     const ms = this.now() - started;
     const cpuMs = this.cpuNow() - cpu;
     if (done.rows > 0) this.onBatch(done.rows, ms, cpuMs);
-    this.credit -= this.clock === 'threadCpu' ? cpuMs : ms;
+    const took = this.byClock(ms, cpuMs);
+    this.credit -= took;
     this.due = done.more;
     if (done.blocked === true) this.notBefore = this.now() + BLOCKED_RETRY_MS;
-    const took = this.clock === 'threadCpu' ? cpuMs : ms;
     if (done.rows > 0 && took > 0) {
       const fitted = Math.round((this.rows * BATCH_TARGET_MS[this.clock]) / took);
       // A batch that reached the window's edge did less than it was sized for: its time says how to shrink, never to grow.

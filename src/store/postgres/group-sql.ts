@@ -161,6 +161,8 @@ export const CURRENT_SQL = (() => {
     GROUP BY d.dimension, d.value HAVING sum(d.n) <> 0
     ON CONFLICT (dimension, value) DO UPDATE SET n = order_counts.n + excluded.n`;
 })();
+/** CURRENT_SQL's result that counts the stored orders it updated, each leaving a dead row in orders_current. */
+export const CURRENT_UPDATED_RESULT = 1;
 
 /**
  * The columns of orders_history, in the order of historyBinaryCopy's rows

@@ -14,7 +14,7 @@ import { SIGNER_ADDED_FIELDS, SIGNER_REMOVED_FIELDS, at, type PackedHistory, typ
 import { BinaryCopyWriter, historyBinaryCopy } from './copy-binary.js';
 import { CopyText, copyString } from './copy-text.js';
 import {
-  ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, HISTORY_COLUMNS, NUMBERING_SQL, REMOVED_SQL, SIGNATURES_SQL,
+  ADDED_SQL, CLEAR_STAGING_SQL, CURRENT_SQL, CURRENT_UPDATED_RESULT, HISTORY_COLUMNS, NUMBERING_SQL, REMOVED_SQL, SIGNATURES_SQL,
   STAGED_COPY_FIELDS, STAGED_CURRENT_KINDS, VACUUM_STAGING_SQL, copySql,
 } from './group-sql.js';
 import { BlockOrderError } from '../../errors.js';
@@ -170,9 +170,10 @@ export class GroupWriter {
   /**
    * Writes a group in one transaction. Fails, writing nothing, if a block is
    * not newer than the stored last block; that is checked under a lock every
-   * writer takes, so no other writer's block can slip in between.
+   * writer takes, so no other writer's block can slip in between. Returns
+   * how many stored orders it updated (./vacuum.ts counts the dead rows).
    */
-  async write(group: BinaryGroup): Promise<void> {
+  async write(group: BinaryGroup): Promise<number> {
     const client = this.client;
     if (this.staged) {
       await client.query(VACUUM_STAGING_SQL);
@@ -205,8 +206,10 @@ export class GroupWriter {
         await copyIn(client, copySql('orders_history', HISTORY_COLUMNS, 'binary'), rows);
       }
       // One round trip for the rest; a failing statement skips the ones after it, COMMIT included.
-      await client.query([...group.statements, CLEAR_STAGING_SQL, group.checkpoint].join(';\n'));
+      const done = (await client.query([...group.statements, CLEAR_STAGING_SQL, group.checkpoint].join(';\n'))) as unknown as pg.QueryResult[];
       open = false;
+      // Several statements always: CURRENT_SQL leads them when the group has order states (toBinaryGroup).
+      return group.statements[0] === CURRENT_SQL ? done[CURRENT_UPDATED_RESULT]!.rowCount ?? 0 : 0;
     } catch (e) {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
       this.partitions.forget();

@@ -33,7 +33,7 @@ export class PostgresPruner {
     private readonly partitions: WriterPartitions,
     /** Throws once the writer lock is lost: a standby may be pruning by then. */
     private readonly check: () => void,
-    /** Told of the orders each batch forgets (./vacuum.ts). */
+    /** Told of the orders each batch forgets: their current-state rows are dead (./vacuum.ts). */
     private readonly forgot: (orders: number) => void = () => {},
   ) {}
 

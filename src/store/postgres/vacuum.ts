@@ -1,15 +1,16 @@
 /**
  * The writer's vacuum: the writer vacuums the tables pruning deletes from
- * itself, on a session of its own, once pruning has forgotten
- * FLOOR + SHARE of orders_current's rows since the last time. Autovacuum
- * is asked to vacuum them sooner than by default (migration 6,
- * ./schema.ts), but looks only every
- * autovacuum_naptime (a minute by default): while a store catches up hours
- * of network time a minute, the window turned over several times between
- * its visits, and orders_current grew by its dead rows window after window
- * (BENCHMARKS.md, "The writer's vacuum"). The count is the prune batches'
- * own, not the server's statistics, which reach other sessions up to ten
- * seconds after an idle writer's last transaction.
+ * itself, on a session of its own, once FLOOR + SHARE of orders_current's
+ * rows have died since the last time: the current state of each order
+ * pruning forgot, and the replaced row of each order a group updated.
+ * Autovacuum is asked to vacuum them sooner than by default (migration 6,
+ * ./schema.ts), but looks only every autovacuum_naptime (a minute by
+ * default): while a store catches up hours of network time a minute, the
+ * window turned over several times between its visits, and orders_current
+ * grew by its dead rows window after window (BENCHMARKS.md, "The writer's
+ * vacuum"). The counts are the writer's own, not the server's statistics,
+ * which reach other sessions up to ten seconds after an idle writer's last
+ * transaction.
  *
  * One vacuum at a time, never on the writer's session (VACUUM cannot run
  * in a transaction; its lock lets reads and writes through). A failure is
@@ -23,11 +24,10 @@ import { cancelStatement, connectCancellable, type CancellableSession } from './
 /** The tables a prune batch deletes from (./prune-batch-sql.ts): orders_current, and the two small ones with it. */
 export const VACUUMED = ['orders_current', 'orders_history_resting', 'blocks'];
 /**
- * Forgotten orders that make a vacuum due: FLOOR + SHARE of orders_current's
- * rows. Each also left the dead rows of its changes, about three a forgotten
- * order in the simulated network, so a tenth keeps the table flat; a fiftieth
- * (migration 6's threshold for autovacuum) vacuumed four times as often and
- * lengthened the prune batches that ran beside (BENCHMARKS.md, "The writer's vacuum").
+ * Dead rows that make a vacuum due: FLOOR + SHARE of orders_current's rows.
+ * A count of forgotten orders alone left out every row an update replaced:
+ * a catch-up that amends resting orders, forgetting few, never made a
+ * vacuum due (BENCHMARKS.md, "Dead rows counted, not forgotten orders").
  */
 const FLOOR = 1000;
 const SHARE = 0.1;
@@ -42,12 +42,22 @@ const COST_DELAY = '2ms';
 const VACUUM_STATEMENT = `VACUUM (PARALLEL 0) ${VACUUMED.join(', ')}`;
 /** How long closing waits for a cancelled vacuum to end. */
 const CANCEL_WAIT_MS = 5000;
+/**
+ * Dead rows owed, in due counts, that make the writer wait for the vacuum
+ * under way (keepUp). A catch-up forgets and inserts thousands of orders a
+ * second; a vacuum that ran 2.4 s where most take 0.3 let 38,000 rows die
+ * unvacuumed, and the inserts meanwhile grew orders_current by a quarter
+ * for good (BENCHMARKS.md, "Dead rows counted, not forgotten orders").
+ */
+const BEHIND = 2;
+/** The longest the writer waits: an autovacuum against wraparound holds the table's vacuum lock, and is not cancelled for ours. */
+const KEEP_UP_WAIT_MS = 1000;
 
 export class WriterVacuum {
   private session: CancellableSession | undefined;
   private running: Promise<void> | undefined;
   private vacuuming = false;
-  /** Orders forgotten since the last vacuum began. */
+  /** Rows of orders_current that died since the last vacuum began. */
   private owed = 0;
   /** orders_current's rows, as the server last estimated them (pg_class.reltuples). */
   private rows: number | undefined;
@@ -56,20 +66,42 @@ export class WriterVacuum {
 
   constructor(private readonly url: string, private readonly notice: (message: string) => void = () => {}) {}
 
-  /** A prune batch forgot `orders`: a vacuum starts if it is due and none runs. */
-  forgot(orders: number): void {
-    this.owed += orders;
-    if (this.closed || this.running !== undefined || this.owed < FLOOR + SHARE * (this.rows ?? 0)) return;
-    this.running = this.vacuumIfDue().finally(() => {
+  /** `rows` of orders_current died (forgotten or replaced): a vacuum starts if it is due and none runs. */
+  dead(rows: number): void {
+    this.owed += rows;
+    this.startIfDue();
+  }
+
+  /**
+   * Resolves when the writer may write on: at once, unless a vacuum runs
+   * and BEHIND due counts of dead rows wait for the next; then once it ends
+   * (the next starts at once), or after KEEP_UP_WAIT_MS.
+   */
+  async keepUp(): Promise<void> {
+    const running = this.running;
+    if (running === undefined || this.owed < BEHIND * this.due()) return;
+    await Promise.race([running, sleep(KEEP_UP_WAIT_MS)]);
+  }
+
+  private due(): number {
+    return FLOOR + SHARE * (this.rows ?? 0);
+  }
+
+  private startIfDue(): void {
+    if (this.closed || this.running !== undefined || this.owed < this.due()) return;
+    this.running = this.vacuumIfDue().then((vacuumed) => {
       this.running = undefined;
+      // Dead rows that came while it ran may be due already: in a catch-up, no later count may come soon.
+      if (vacuumed) this.startIfDue();
     });
   }
 
-  private async vacuumIfDue(): Promise<void> {
+  /** Whether a vacuum ran; a failure is said once, and the next count tries again. */
+  private async vacuumIfDue(): Promise<boolean> {
     try {
       this.session ??= await this.connect();
       this.rows ??= await this.estimate();
-      if (this.closed || this.owed < FLOOR + SHARE * this.rows) return;
+      if (this.closed || this.owed < this.due()) return false;
       this.owed = 0;
       this.vacuuming = true;
       try {
@@ -78,12 +110,14 @@ export class WriterVacuum {
         this.vacuuming = false;
       }
       this.rows = await this.estimate();
+      return true;
     } catch (e) {
-      if (this.closed) return;
+      if (this.closed) return false;
       if (!this.said) this.notice(`the writer's vacuum of ${VACUUMED.join(', ')} failed (tried again as pruning goes on): ${(e as Error).message}`);
       this.said = true;
       await this.session?.client.end().catch(() => undefined);
       this.session = undefined;
+      return false;
     }
   }
 

@@ -43,7 +43,7 @@ export class PostgresWriteSession implements WriteSession<BinaryGroup> {
     this.groups = new GroupWriter(client, partitions);
     if (retention.kind === 'window') {
       const vacuum = (this.vacuum = new WriterVacuum(url, notice));
-      this.prune = new PostgresPruner(client, retention.ns, partitions, () => lease.check(), (n) => vacuum.forgot(n)).step;
+      this.prune = new PostgresPruner(client, retention.ns, partitions, () => lease.check(), (n) => vacuum.dead(n)).step;
     }
   }
 
@@ -107,10 +107,12 @@ export class PostgresWriteSession implements WriteSession<BinaryGroup> {
     return new Map(rows.map((r) => [BigInt(r.height), { hash: r.hash, digest: r.digest }]));
   }
 
-  /** Writes a group in one transaction, checkpoint included. */
+  /** Writes a group in one transaction, checkpoint included; first waits for the writer's vacuum if it is far behind (./vacuum.ts). */
   async write(group: BinaryGroup): Promise<void> {
+    await this.vacuum?.keepUp();
     this.lease.check();
-    await this.groups.write(group);
+    const updated = await this.groups.write(group);
+    this.vacuum?.dead(updated);
   }
 
   /** Gives up the writer lock and ends the session. */

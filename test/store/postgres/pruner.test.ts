@@ -16,6 +16,7 @@ import { WriterPartitions } from '../../../src/store/postgres/partitions.js';
 import { PostgresPruner } from '../../../src/store/postgres/pruner.js';
 import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { writeBlocks } from '../../../src/store/store.js';
+import type { Block } from '../../../src/domain/block.js';
 import { createTestDatabase, forEachServer, query } from '../../support/postgres.js';
 import { block, order, placedThenFilled } from '../helpers.js';
 
@@ -118,32 +119,22 @@ forEachServer((server) => {
   test(`${server.label}: the writer vacuums the tables pruning deletes from, without waiting for autovacuum`, async (t) => {
     const db = await createTestDatabase(server);
     t.after(() => db.drop());
-    await (await PostgresWriter.open(db.url, {})).close();
-    // Autovacuum off for these tables: whatever vacuums them here is the writer.
-    await query(db.url, `ALTER TABLE orders_current SET (autovacuum_enabled = off);
-      ALTER TABLE orders_history_resting SET (autovacuum_enabled = off); ALTER TABLE blocks SET (autovacuum_enabled = off)`);
-    const vacuums = async () => (await query<{ n: string }>(db.url,
-      "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'orders_current'"))[0]!.n;
-    assert.equal(await vacuums(), '0');
-    // The servers the tests start load pg_stat_statements, which keeps the statements the writer's vacuum sent.
-    await query(db.url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-
     // 3,000 orders placed then filled a block later, a window of 10 blocks: 2,400 are forgotten, past the 1,000 that make a vacuum due.
-    const writer = await PostgresWriter.open(db.url, { retention: parseRetention('10s')! });
-    let seen = '0';
-    try {
-      await writeBlocks(writer, placedThenFilled(60, 50));
-      // The vacuum runs beside the writer; the server counts it once it ends.
-      for (const until = Date.now() + 20_000; seen === '0' && Date.now() < until; await sleep(100)) seen = await vacuums();
-    } finally {
-      await writer.close();
-    }
-    assert.notEqual(seen, '0', 'orders_current was vacuumed while the writer pruned');
+    assert.notEqual(await vacuumsWhileWriting(db.url, '10s', [placedThenFilled(60, 50)]), '0', 'orders_current was vacuumed while the writer pruned');
     assert.equal((await query<{ n: string }>(db.url, 'SELECT count(*)::text AS n FROM orders_current'))[0]!.n, '600');
     // Without parallel workers: on two cores they took the core the prune batches beside needed.
     const sent = (await query<{ query: string }>(db.url, `SELECT query FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query ILIKE 'vacuum%orders_current%'`)).map((r) => r.query);
     assert.ok(sent.length > 0 && sent.every((q) => /^VACUUM \(PARALLEL 0\) /i.test(q)), `the writer's vacuums: ${sent.join(' | ')}`);
+  });
+
+  test(`${server.label}: the writer counts the rows updates replace, and vacuums with nothing yet pruned`, async (t) => {
+    const db = await createTestDatabase(server);
+    t.after(() => db.drop());
+    // The same 3,000 orders, a group a block as a live network's: 2,950 fills each replace a stored row; a window of an hour forgets none.
+    assert.notEqual(await vacuumsWhileWriting(db.url, '1h', placedThenFilled(60, 50).map((b) => [b])), '0', 'orders_current was vacuumed for its updates');
+    assert.deepEqual(await query(db.url, 'SELECT rows_pruned::text AS n FROM retention'), [{ n: '0' }]);
+    assert.equal((await query<{ n: string }>(db.url, 'SELECT count(*)::text AS n FROM orders_current'))[0]!.n, '3000');
   });
 });
 
@@ -161,4 +152,30 @@ async function pruneInBatches(pruner: PostgresPruner, sent: string[]): Promise<v
     assert.equal(sent.length, 1, `one statement a batch: ${sent.join(' | ')}`);
   }
   assert.ok(batches > 2, `${batches} batches`);
+}
+
+/**
+ * Writes `groups` of blocks with `retention` into a new store whose autovacuum is off
+ * for the tables pruning deletes from, so that whatever vacuums them is the
+ * writer; waits up to 20 s for a vacuum, and returns how many the server counted.
+ */
+async function vacuumsWhileWriting(url: string, retention: string, groups: Block[][]): Promise<string> {
+  await (await PostgresWriter.open(url, {})).close();
+  await query(url, `ALTER TABLE orders_current SET (autovacuum_enabled = off);
+    ALTER TABLE orders_history_resting SET (autovacuum_enabled = off); ALTER TABLE blocks SET (autovacuum_enabled = off)`);
+  const vacuums = async () => (await query<{ n: string }>(url,
+    "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'orders_current'"))[0]!.n;
+  assert.equal(await vacuums(), '0');
+  // The servers the tests start load pg_stat_statements, which keeps the statements the writer's vacuum sent.
+  await query(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const writer = await PostgresWriter.open(url, { retention: parseRetention(retention)! });
+  let seen = '0';
+  try {
+    for (const blocks of groups) await writeBlocks(writer, blocks);
+    // The vacuum runs beside the writer; the server counts it once it ends.
+    for (const until = Date.now() + 20_000; seen === '0' && Date.now() < until; await sleep(100)) seen = await vacuums();
+  } finally {
+    await writer.close();
+  }
+  return seen;
 }

@@ -56,6 +56,8 @@ const KEEP_UP_WAIT_MS = 1000;
 export class WriterVacuum {
   private session: CancellableSession | undefined;
   private running: Promise<void> | undefined;
+  /** The vacuum under way that already held the writer KEEP_UP_WAIT_MS. */
+  private waitedOut: Promise<void> | undefined;
   private vacuuming = false;
   /** Rows of orders_current that died since the last vacuum began. */
   private owed = 0;
@@ -75,12 +77,15 @@ export class WriterVacuum {
   /**
    * Resolves when the writer may write on: at once, unless a vacuum runs
    * and BEHIND due counts of dead rows wait for the next; then once it ends
-   * (the next starts at once), or after KEEP_UP_WAIT_MS.
+   * (the next starts at once), or after KEEP_UP_WAIT_MS. A vacuum that held
+   * the writer that long is not waited for again: one stuck behind a lock
+   * must not hold every group after.
    */
   async keepUp(): Promise<void> {
     const running = this.running;
-    if (running === undefined || this.owed < BEHIND * this.due()) return;
-    await Promise.race([running, sleep(KEEP_UP_WAIT_MS)]);
+    if (running === undefined || running === this.waitedOut || this.owed < BEHIND * this.due()) return;
+    const ended = await Promise.race([running.then(() => true), sleep(KEEP_UP_WAIT_MS).then(() => false)]);
+    if (!ended) this.waitedOut = running;
   }
 
   private due(): number {

@@ -84,7 +84,12 @@ export class WriterVacuum {
   async keepUp(): Promise<void> {
     const running = this.running;
     if (running === undefined || running === this.waitedOut || this.owed < BEHIND * this.due()) return;
-    const ended = await Promise.race([running.then(() => true), sleep(KEEP_UP_WAIT_MS).then(() => false)]);
+    // The timer goes once the vacuum ends: left pending, it would keep a finished ingest's process alive.
+    const timer = new AbortController();
+    const ended = await Promise.race([
+      running.then(() => true), sleep(KEEP_UP_WAIT_MS, false, { signal: timer.signal }).catch(() => false),
+    ]);
+    timer.abort();
     if (!ended) this.waitedOut = running;
   }
 

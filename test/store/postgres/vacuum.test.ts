@@ -44,7 +44,8 @@ forEachServer((server) => {
       // An empty table: 1,000 dead rows make a vacuum due.
       vacuum.dead(1000);
       const waiting = () => query<{ n: number }>(db.url,
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'vacuum%'");
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'vacuum%'`);
       assert.ok(await until(async () => (await waiting())[0]!.n === 1, 10_000), 'the vacuum waits for the lock');
 
       const timed = async () => {

@@ -19,6 +19,7 @@ import { writeBlocks } from '../../../src/store/store.js';
 import type { Block } from '../../../src/domain/block.js';
 import { createTestDatabase, forEachServer, query } from '../../support/postgres.js';
 import { block, order, placedThenFilled } from '../helpers.js';
+import { storeWithoutAutovacuum, vacuumsOfOrdersCurrent } from './writer-vacuums.js';
 
 const SECOND = 1_000_000_000n;
 
@@ -120,7 +121,7 @@ forEachServer((server) => {
     const db = await createTestDatabase(server);
     t.after(() => db.drop());
     // 3,000 orders placed then filled a block later, a window of 10 blocks: 2,400 are forgotten, past the 1,000 that make a vacuum due.
-    assert.notEqual(await vacuumsWhileWriting(db.url, '10s', [placedThenFilled(60, 50)]), '0', 'orders_current was vacuumed while the writer pruned');
+    assert.notEqual(await vacuumsWhileWriting(db.url, '10s', [placedThenFilled(60, 50)]), 0, 'orders_current was vacuumed while the writer pruned');
     assert.equal((await query<{ n: string }>(db.url, 'SELECT count(*)::text AS n FROM orders_current'))[0]!.n, '600');
     // Without parallel workers: on two cores they took the core the prune batches beside needed.
     const sent = (await query<{ query: string }>(db.url, `SELECT query FROM pg_stat_statements
@@ -132,7 +133,7 @@ forEachServer((server) => {
     const db = await createTestDatabase(server);
     t.after(() => db.drop());
     // 3,000 orders again, a group a block as a live network's: 2,875 fills each replace a stored row; a window of an hour forgets none.
-    assert.notEqual(await vacuumsWhileWriting(db.url, '1h', placedThenFilled(24, 125).map((b) => [b])), '0', 'orders_current was vacuumed for its updates');
+    assert.notEqual(await vacuumsWhileWriting(db.url, '1h', placedThenFilled(24, 125).map((b) => [b])), 0, 'orders_current was vacuumed for its updates');
     assert.deepEqual(await query(db.url, 'SELECT rows_pruned::text AS n FROM retention'), [{ n: '0' }]);
     assert.equal((await query<{ n: string }>(db.url, 'SELECT count(*)::text AS n FROM orders_current'))[0]!.n, '3000');
   });
@@ -156,24 +157,20 @@ async function pruneInBatches(pruner: PostgresPruner, sent: string[]): Promise<v
 
 /**
  * Writes `groups` of blocks with `retention` into a new store whose autovacuum is off
- * for the tables pruning deletes from, so that whatever vacuums them is the
- * writer; waits up to 20 s for a vacuum, and returns how many the server counted.
+ * for the tables pruning deletes from (./writer-vacuums.ts); waits up to 20 s
+ * for a vacuum, and returns how many the server counted.
  */
-async function vacuumsWhileWriting(url: string, retention: string, groups: Block[][]): Promise<string> {
-  await (await PostgresWriter.open(url, {})).close();
-  await query(url, `ALTER TABLE orders_current SET (autovacuum_enabled = off);
-    ALTER TABLE orders_history_resting SET (autovacuum_enabled = off); ALTER TABLE blocks SET (autovacuum_enabled = off)`);
-  const vacuums = async () => (await query<{ n: string }>(url,
-    "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'orders_current'"))[0]!.n;
-  assert.equal(await vacuums(), '0');
+async function vacuumsWhileWriting(url: string, retention: string, groups: Block[][]): Promise<number> {
+  await storeWithoutAutovacuum(url);
+  assert.equal(await vacuumsOfOrdersCurrent(url), 0);
   // The servers the tests start load pg_stat_statements, which keeps the statements the writer's vacuum sent.
   await query(url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const writer = await PostgresWriter.open(url, { retention: parseRetention(retention)! });
-  let seen = '0';
+  let seen = 0;
   try {
     for (const blocks of groups) await writeBlocks(writer, blocks);
     // The vacuum runs beside the writer; the server counts it once it ends.
-    for (const until = Date.now() + 20_000; seen === '0' && Date.now() < until; await sleep(100)) seen = await vacuums();
+    for (const until = Date.now() + 20_000; seen === 0 && Date.now() < until; await sleep(100)) seen = await vacuumsOfOrdersCurrent(url);
   } finally {
     await writer.close();
   }

@@ -9,26 +9,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { PostgresWriter } from '../../../src/store/postgres/writer.js';
 import { WriterVacuum } from '../../../src/store/postgres/vacuum.js';
+import { eventually } from '../../support/cli.js';
 import { createTestDatabase, forEachServer, query } from '../../support/postgres.js';
-
-/** Polls `check` every 50 ms until it holds, for `ms` at most. */
-async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) if (await check()) return true;
-  return check();
-}
+import { storeWithoutAutovacuum, vacuumsOfOrdersCurrent } from './writer-vacuums.js';
 
 forEachServer((server) => {
   test(`${server.label}: a vacuum far behind holds the writer a second at most, and the rows due meanwhile start the next at once`, async (t) => {
     const db = await createTestDatabase(server);
     t.after(() => db.drop());
-    await (await PostgresWriter.open(db.url, {})).close();
-    // Autovacuum off: whatever vacuums orders_current here is the writer's vacuum.
-    await query(db.url, `ALTER TABLE orders_current SET (autovacuum_enabled = off);
-      ALTER TABLE orders_history_resting SET (autovacuum_enabled = off); ALTER TABLE blocks SET (autovacuum_enabled = off)`);
-    const vacuums = async () => Number((await query<{ n: string }>(db.url,
-      "SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'orders_current'"))[0]!.n);
+    await storeWithoutAutovacuum(db.url);
     const holder = new pg.Client({ connectionString: db.url });
     await holder.connect();
     // Dropping the database ends every session still on it.
@@ -46,7 +36,7 @@ forEachServer((server) => {
       const waiting = () => query<{ n: number }>(db.url,
         `SELECT count(*)::int AS n FROM pg_stat_activity
          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'vacuum%'`);
-      assert.ok(await until(async () => (await waiting())[0]!.n === 1, 10_000), 'the vacuum waits for the lock');
+      await eventually('the vacuum to wait for the lock', async () => (await waiting())[0]!.n === 1, 10_000);
 
       const timed = async () => {
         const start = performance.now();
@@ -64,9 +54,9 @@ forEachServer((server) => {
 
       await holder.query('COMMIT');
       // The first ends; the 3,000 rows owed start a second with no count after them.
-      assert.ok(await until(async () => (await vacuums()) === 2, 20_000), `vacuums of orders_current: ${await vacuums()}`);
+      await eventually('a second vacuum of orders_current', async () => (await vacuumsOfOrdersCurrent(db.url)) === 2, 20_000);
       await sleep(500);
-      assert.equal(await vacuums(), 2, 'nothing owed after the second: no third');
+      assert.equal(await vacuumsOfOrdersCurrent(db.url), 2, 'nothing owed after the second: no third');
     } finally {
       await vacuum.close(writerSession);
     }
